@@ -1,0 +1,301 @@
+package io.holdfast;
+
+import io.holdfast.spi.Attempt;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One waiting acquire. It keeps one owner id for all its attempts, so an attempt whose reply was lost
+ * is adopted by the next one, and gives back whatever an abandoned attempt may have taken. While it is
+ * the head of its name's {@link WaitQueue} it polls with capped exponential backoff and is woken by
+ * release signals; behind the head it only waits for its turn or its deadline.
+ */
+final class Acquisition {
+    private static final Logger log = LoggerFactory.getLogger(Acquisition.class);
+    /** A wait at least this long has no deadline. */
+    static final Duration FOREVER = Duration.ofDays(365L * 100);
+    private static final long FIRST_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+
+    final LockHandle handle;
+    final String ownerId;
+    final CompletableFuture<Hold> future = new CompletableFuture<>();
+    private final Duration wait;
+    private final boolean forever;
+    private final long deadlineNanos;
+    private volatile WaitQueue queue;
+
+    // Guarded by this.
+    private boolean attempting;
+    private boolean wakeRequested;
+    private boolean head;
+    private boolean finished;
+    private boolean anyAttemptFailed;
+    private int polls;
+    private RuntimeException lastError;
+    private Duration holderHint;
+    private ScheduledFuture<?> pollTimer;
+    private ScheduledFuture<?> deadlineTimer;
+
+    Acquisition(LockHandle handle, String ownerId, long startNanos, Duration wait) {
+        this.handle = handle;
+        this.ownerId = ownerId;
+        this.wait = wait;
+        this.forever = wait.compareTo(FOREVER) >= 0;
+        this.deadlineNanos = forever ? 0 : startNanos + wait.toNanos();
+        future.whenComplete((hold, error) -> {
+            if (future.isCancelled()) {
+                abandon();
+            }
+        });
+    }
+
+    /** Joins the queue after a first attempt the caller made itself. */
+    void startWaiting(Attempt first, RuntimeException firstError) {
+        synchronized (this) {
+            if (first != null) {
+                holderHint = first.holderLeaseRemaining();
+            }
+            if (firstError != null) {
+                lastError = firstError;
+                anyAttemptFailed = true;
+            }
+            armDeadline();
+        }
+        join(false);
+    }
+
+    /** Joins the queue and attempts at once. */
+    void startAttempting() {
+        synchronized (this) {
+            armDeadline();
+        }
+        join(true);
+    }
+
+    private void join(boolean attemptNow) {
+        WaitQueue q;
+        do {
+            q = handle.client.queue(handle.name);
+            queue = q;
+        } while (!q.enqueue(this, attemptNow));
+    }
+
+    /** Called by the queue when this acquisition becomes its head. */
+    void becameHead(boolean attemptNow) {
+        synchronized (this) {
+            head = true;
+        }
+        if (attemptNow) {
+            wake();
+        } else {
+            synchronized (this) {
+                schedulePoll();
+            }
+        }
+    }
+
+    /** A release was signalled, or a poll fell due: attempt now (or right after the attempt in flight). */
+    void wake() {
+        synchronized (this) {
+            if (finished) {
+                return;
+            }
+            if (attempting) {
+                wakeRequested = true;
+                return;
+            }
+            attempting = true;
+            cancel(pollTimer);
+            pollTimer = null;
+        }
+        try {
+            handle.client.io.execute(this::attempt);
+        } catch (RejectedExecutionException e) {
+            fail(new IllegalStateException("the Holdfast client was closed while waiting"));
+        }
+    }
+
+    private void attempt() {
+        long sent = System.nanoTime();
+        Attempt result = null;
+        RuntimeException error = null;
+        try {
+            result = handle.attempt(ownerId);
+        } catch (RuntimeException e) {
+            error = e;
+        }
+        if (result != null && result.acquired()) {
+            Hold hold;
+            try {
+                hold = handle.granted(ownerId, result, sent);
+            } catch (RuntimeException e) {
+                fail(e);
+                return;
+            }
+            synchronized (this) {
+                attempting = false;
+                finished = true;
+                cleanupTimers();
+            }
+            queue.leave(this, true);
+            if (!future.complete(hold)) {
+                hold.close(); // cancelled while the attempt was in flight: hold nothing
+            }
+            return;
+        }
+        boolean again;
+        synchronized (this) {
+            attempting = false;
+            if (finished) {
+                return;
+            }
+            if (error != null) {
+                lastError = error;
+                anyAttemptFailed = true;
+                log.debug("attempt on '{}' failed", handle.name, error);
+            } else {
+                lastError = null;
+                holderHint = result.holderLeaseRemaining();
+            }
+            if (!forever && System.nanoTime() - deadlineNanos >= 0) {
+                again = false;
+            } else if (wakeRequested) {
+                wakeRequested = false;
+                again = true;
+            } else {
+                schedulePoll();
+                return;
+            }
+        }
+        if (again) {
+            wake();
+        } else {
+            timeOut();
+        }
+    }
+
+    // Called under this.
+    private void schedulePoll() {
+        if (!head || finished || attempting) {
+            return;
+        }
+        long max = handle.client.store.traits().maxPollInterval().toNanos();
+        long delay = Math.min(max, FIRST_POLL_NANOS << Math.min(polls, 20));
+        polls++;
+        if (holderHint != null) {
+            // No point polling long before the holder's lease runs out, nor long after.
+            delay = Math.min(delay, Math.max(0, holderHint.toNanos()) + TimeUnit.MILLISECONDS.toNanos(5));
+        }
+        delay = (long) (delay * (0.8 + 0.4 * ThreadLocalRandom.current().nextDouble()));
+        if (!forever) {
+            delay = Math.min(delay, Math.max(0, deadlineNanos - System.nanoTime()));
+        }
+        try {
+            pollTimer = handle.client.timers.schedule(this::wake, delay, TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) {
+            // client closing; abandonAll fails this acquisition
+        }
+    }
+
+    // Called under this.
+    private void armDeadline() {
+        if (forever) {
+            return;
+        }
+        try {
+            deadlineTimer = handle.client.timers.schedule(this::onDeadline,
+                    Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) {
+            // client closing
+        }
+    }
+
+    private void onDeadline() {
+        synchronized (this) {
+            if (finished || attempting) {
+                return; // the attempt in flight finishes the job when it returns
+            }
+        }
+        timeOut();
+    }
+
+    private void timeOut() {
+        RuntimeException error;
+        synchronized (this) {
+            error = lastError;
+        }
+        // A store that stayed unreachable is reported as such, never as a plain timeout.
+        fail(error instanceof StoreUnavailableException ? error : new LockTimeoutException(handle.name, wait));
+    }
+
+    void fail(RuntimeException error) {
+        synchronized (this) {
+            if (finished) {
+                return;
+            }
+            finished = true;
+            attempting = false;
+            cleanupTimers();
+        }
+        giveBackIfUnsure();
+        queue.leave(this, false);
+        future.completeExceptionally(error);
+    }
+
+    private void abandon() {
+        synchronized (this) {
+            if (finished) {
+                return;
+            }
+            finished = true;
+            cleanupTimers();
+            if (attempting) {
+                return; // the attempt returns, sees finished, and gives back a grant itself
+            }
+        }
+        giveBackIfUnsure();
+        queue.leave(this, false);
+    }
+
+    /** An attempt whose reply was lost may have taken the lock: give it back so nothing stays half-acquired. */
+    private void giveBackIfUnsure() {
+        boolean unsure;
+        synchronized (this) {
+            unsure = anyAttemptFailed;
+        }
+        if (unsure) {
+            try {
+                handle.client.io.execute(() -> {
+                    try {
+                        handle.client.store.release(handle.name, ownerId);
+                    } catch (RuntimeException e) {
+                        log.debug("give-back of '{}' failed; any stray grant ends with its lease", handle.name, e);
+                    }
+                });
+            } catch (RejectedExecutionException e) {
+                // closing
+            }
+        }
+    }
+
+    // Called under this.
+    private void cleanupTimers() {
+        cancel(pollTimer);
+        cancel(deadlineTimer);
+        pollTimer = null;
+        deadlineTimer = null;
+    }
+
+    private static void cancel(ScheduledFuture<?> f) {
+        if (f != null) {
+            f.cancel(false);
+        }
+    }
+}

@@ -1,0 +1,63 @@
+package io.holdfast;
+
+import java.time.Duration;
+
+/**
+ * A connection to one lock store. Thread-safe; open one per store and share it.
+ *
+ * <pre>{@code
+ * try (Holdfast holdfast = Holdfast.connect("sqlite:")) {
+ *     try (Hold hold = holdfast.lock("orders/42").acquire(Duration.ofSeconds(5))) {
+ *         stock.decrement(hold.fencingToken());
+ *     }
+ * }
+ * }</pre>
+ *
+ * <p>Closing a client releases every hold it still has and stops renewing them.
+ */
+public interface Holdfast extends AutoCloseable {
+
+    /**
+     * Connects to the store named by {@code uri}, found among the backends on the class path
+     * ({@code sqlite:}, {@code jdbc:postgresql:}, {@code jdbc:mariadb:}, {@code jdbc:mysql:}, and those
+     * later modules add).
+     *
+     * @throws IllegalArgumentException if no backend accepts the URI, naming the schemes that are accepted
+     * @throws StoreUnavailableException if the store cannot be reached
+     */
+    static Holdfast connect(String uri) {
+        return builder(uri).connect();
+    }
+
+    /** A builder for a client with non-default settings. */
+    static HoldfastBuilder builder(String uri) {
+        return new HoldfastBuilder(uri);
+    }
+
+    /**
+     * A handle on the lock called {@code name}, with the client's default lease, renewed while held.
+     * Cheap: no store call happens until an acquire.
+     *
+     * @throws IllegalArgumentException if the name is not valid (see {@link LockNames})
+     */
+    DistributedLock lock(String name);
+
+    /**
+     * A handle on the lock called {@code name} whose holds last {@code lease} and are renewed only if
+     * {@code renew} is true. A lease that is not renewed ends the hold when it runs out, even while the
+     * holder still runs; the hold then reports itself lost.
+     *
+     * @throws IllegalArgumentException if the name or lease is not valid
+     */
+    DistributedLock lock(String name, Duration lease, boolean renew);
+
+    /** Operator functions: inspect, list and force-release locks. */
+    LockAdmin admin();
+
+    /** What this client talks to, for example {@code postgresql 127.0.0.1:5432/test}. */
+    String describe();
+
+    /** Releases every hold this client still has (best effort), stops renewal and closes the store. */
+    @Override
+    void close();
+}

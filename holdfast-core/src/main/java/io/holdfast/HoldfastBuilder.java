@@ -1,0 +1,61 @@
+package io.holdfast;
+
+import io.holdfast.spi.LockStore;
+import io.holdfast.spi.LockStoreProvider;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.ServiceLoader;
+
+/** Settings for a {@link Holdfast} client. Not thread-safe; build once. */
+public final class HoldfastBuilder {
+    private final String uri;
+    private Duration defaultLease = Duration.ofSeconds(30);
+    private String holderName = Holders.localHolder();
+
+    HoldfastBuilder(String uri) {
+        this.uri = Objects.requireNonNull(uri, "uri");
+    }
+
+    /** Lease of holds taken through {@link Holdfast#lock(String)}; 30 seconds unless set. */
+    public HoldfastBuilder defaultLease(Duration lease) {
+        this.defaultLease = Durations.requireLease(lease);
+        return this;
+    }
+
+    /**
+     * How holds of this client describe their holder to operators ({@code holdfast status}); by default
+     * {@code host:pid}. At most 200 characters.
+     */
+    public HoldfastBuilder holderName(String name) {
+        Objects.requireNonNull(name, "holderName");
+        if (name.isBlank() || name.length() > 200) {
+            throw new IllegalArgumentException("holder name must be 1 to 200 characters, got " + name.length());
+        }
+        this.holderName = name;
+        return this;
+    }
+
+    /**
+     * Opens the store and returns the client.
+     *
+     * @throws IllegalArgumentException if no backend on the class path accepts the URI
+     * @throws StoreUnavailableException if the store cannot be reached
+     */
+    public Holdfast connect() {
+        List<String> accepted = new ArrayList<>();
+        for (LockStoreProvider provider : ServiceLoader.load(LockStoreProvider.class, HoldfastBuilder.class.getClassLoader())) {
+            if (provider.accepts(uri)) {
+                LockStore store = provider.open(uri);
+                return new HoldfastClient(store, defaultLease, holderName);
+            }
+            accepted.addAll(provider.schemes());
+        }
+        throw new IllegalArgumentException("no Holdfast backend accepts '" + Uris.redact(uri) + "'; "
+                + (accepted.isEmpty() ? "no backend module is on the class path"
+                   : "URIs may start with " + String.join(", ", accepted))
+                + " (add holdfast-redis, holdfast-zookeeper, holdfast-etcd or holdfast-memcached for other stores)");
+    }
+}

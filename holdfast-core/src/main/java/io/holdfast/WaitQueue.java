@@ -1,0 +1,100 @@
+package io.holdfast;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * This client's waiters for one lock name, in arrival order. Only the head polls the store and only
+ * the head is woken by a release, so a hand-off costs this process one attempt however many of its
+ * threads wait. A store watch for the name is open while the queue is not empty.
+ */
+final class WaitQueue {
+    final String name;
+    private final HoldfastClient client;
+    // Guarded by this.
+    private final ArrayDeque<Acquisition> waiters = new ArrayDeque<>();
+    private AutoCloseable watch;
+    private boolean retired;
+
+    WaitQueue(HoldfastClient client, String name) {
+        this.client = client;
+        this.name = name;
+    }
+
+    /**
+     * Adds a waiter at the tail.
+     *
+     * @return false if this queue was retired (emptied and dropped) meanwhile; join the current one then
+     */
+    boolean enqueue(Acquisition acquisition, boolean attemptNow) {
+        boolean isHead;
+        synchronized (this) {
+            if (retired) {
+                return false;
+            }
+            if (waiters.isEmpty() && watch == null) {
+                watch = client.store.watchReleases(name, () -> client.signalRelease(name));
+            }
+            waiters.addLast(acquisition);
+            isHead = waiters.peekFirst() == acquisition;
+        }
+        if (isHead) {
+            acquisition.becameHead(attemptNow);
+        }
+        return true;
+    }
+
+    void wakeHead() {
+        Acquisition head;
+        synchronized (this) {
+            head = waiters.peekFirst();
+        }
+        if (head != null) {
+            head.wake();
+        }
+    }
+
+    /**
+     * Removes a waiter. The next head polls at once if the leaver gave up (the lock may be free), and
+     * waits for a signal or its first poll if the leaver took the lock.
+     */
+    void leave(Acquisition acquisition, boolean acquired) {
+        Acquisition next = null;
+        AutoCloseable toClose = null;
+        synchronized (this) {
+            boolean wasHead = waiters.peekFirst() == acquisition;
+            if (!waiters.remove(acquisition)) {
+                return;
+            }
+            if (waiters.isEmpty()) {
+                toClose = watch;
+                watch = null;
+                retired = true;
+                client.dropQueueIfIdle(this);
+            } else if (wasHead) {
+                next = waiters.peekFirst();
+            }
+        }
+        if (toClose != null) {
+            try {
+                toClose.close();
+            } catch (Exception e) {
+                // a watch that fails to close costs a stray signal at most
+            }
+        }
+        if (next != null) {
+            next.becameHead(!acquired);
+        }
+    }
+
+    void abandonAll(RuntimeException reason) {
+        List<Acquisition> all;
+        synchronized (this) {
+            all = new ArrayList<>(waiters);
+        }
+        for (Acquisition a : all) {
+            a.fail(reason);
+        }
+    }
+}

@@ -1,0 +1,76 @@
+package io.holdfast.spi;
+
+import io.holdfast.LockInfo;
+
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * One store's lock primitives. Implementations are thread-safe. Every method may throw
+ * {@link io.holdfast.StoreUnavailableException} when the store cannot be reached, and
+ * {@link io.holdfast.HoldfastException} for other store errors; none of them waits for a lock.
+ *
+ * <p>An owner id identifies one acquisition (it is unique per hold, never reused). Store methods are
+ * idempotent per owner id, so the core may retry any of them after a lost reply.
+ */
+public interface LockStore extends AutoCloseable {
+
+    /** The backend's name, for example {@code postgresql}. */
+    String backend();
+
+    /** Where the store is, without credentials, for example {@code 127.0.0.1:5432/test}. */
+    String address();
+
+    /** What this store can promise. */
+    StoreTraits traits();
+
+    /**
+     * One attempt to take {@code name} for {@code ownerId}: it succeeds if the lock is free, expired, or
+     * already held by the same owner (then with the same token, so a retry after a lost reply neither
+     * leaks a hold nor issues a second token). A new acquisition gets a token greater than every token
+     * issued before for the name. The lease runs by the store's clock.
+     */
+    Attempt tryAcquire(String name, String ownerId, String holder, Duration lease);
+
+    /**
+     * Extends the leases of holds that are still held by their owners, in as few round trips as the
+     * store allows.
+     *
+     * @return the owner ids among {@code holds} that were renewed; the others are no longer held
+     */
+    Set<String> renew(Collection<HoldRef> holds, Duration lease);
+
+    /**
+     * Frees {@code name} if {@code ownerId} holds it, and tells waiters.
+     *
+     * @return true if this call freed it; false if that owner did not hold it (already released, expired
+     *         and taken, or force-released)
+     */
+    boolean release(String name, String ownerId);
+
+    /**
+     * Registers interest in releases of {@code name}: after a release of it that the store observes,
+     * {@code onRelease} runs (on any thread, quickly). Stores without notifications return a no-op.
+     *
+     * @return closes the registration
+     */
+    default AutoCloseable watchReleases(String name, Runnable onRelease) {
+        return () -> { };
+    }
+
+    /** The state of one lock, or empty if the store has no record of the name. */
+    Optional<LockInfo> inspect(String name);
+
+    /** Held locks whose names start with {@code prefix}, in name order, at most {@code limit}. */
+    List<LockInfo> list(String prefix, int limit);
+
+    /** Frees {@code name} whoever holds it; true if it was held. */
+    boolean forceRelease(String name);
+
+    /** Closes connections; holds are not released by this (the client does that first). */
+    @Override
+    void close();
+}
