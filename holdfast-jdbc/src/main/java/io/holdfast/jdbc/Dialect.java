@@ -1,0 +1,133 @@
+package io.holdfast.jdbc;
+
+import io.holdfast.spi.Attempt;
+import io.holdfast.spi.HoldRef;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * One database's SQL for the lock table. Every statement runs with auto-commit on, and each is atomic on
+ * its own, so a failure leaves nothing half-done. Times are milliseconds since the epoch by the
+ * database's clock ({@link #now()}); the client's clock is never compared with them.
+ *
+ * <p>The table has one row per lock name ever used. A free lock keeps its row (owner null) so that its
+ * fencing counter keeps counting; the row named {@code ''} (never a valid lock name) is reserved as the
+ * floor for counters of names whose rows are pruned.
+ */
+abstract class Dialect {
+    final String table;
+
+    Dialect(String table) {
+        this.table = table;
+    }
+
+    /** The database's current time in ms since the epoch, as a SQL expression. */
+    abstract String now();
+
+    /** Statements that create the table and its owner index if they do not exist. */
+    abstract List<String> ddl();
+
+    /** Runs {@link #ddl()} so that concurrent first users do not trip over each other. */
+    void createTable(Connection c) throws SQLException {
+        for (String sql : ddl()) {
+            try (var st = c.createStatement()) {
+                st.execute(sql);
+            }
+        }
+    }
+
+    /** See {@link io.holdfast.spi.LockStore#tryAcquire}. */
+    abstract Attempt tryAcquire(Connection c, String name, String owner, String holder, Duration lease) throws SQLException;
+
+    /** See {@link io.holdfast.spi.LockStore#release}. */
+    boolean release(Connection c, String name, String owner) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("UPDATE " + table
+                + " SET owner_id = NULL, holder = NULL, expires_at = NULL WHERE lock_name = ? AND owner_id = ?")) {
+            ps.setString(1, name);
+            ps.setString(2, owner);
+            return ps.executeUpdate() == 1;
+        }
+    }
+
+    /** See {@link io.holdfast.spi.LockStore#forceRelease}. */
+    boolean forceRelease(Connection c, String name) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("UPDATE " + table
+                + " SET owner_id = NULL, holder = NULL, expires_at = NULL WHERE lock_name = ? AND owner_id IS NOT NULL AND expires_at > " + now())) {
+            ps.setString(1, name);
+            return ps.executeUpdate() == 1;
+        }
+    }
+
+    /**
+     * Extends the leases of the given holds that are still owned; returns their owner ids. Base version:
+     * one UPDATE, then one SELECT to learn which owners still hold.
+     */
+    Set<String> renew(Connection c, Collection<HoldRef> holds, Duration lease) throws SQLException {
+        String in = placeholders(holds.size());
+        try (PreparedStatement ps = c.prepareStatement("UPDATE " + table + " SET expires_at = " + now() + " + ? WHERE owner_id IN (" + in + ")")) {
+            ps.setLong(1, lease.toMillis());
+            int i = 2;
+            for (HoldRef h : holds) {
+                ps.setString(i++, h.ownerId());
+            }
+            ps.executeUpdate();
+        }
+        Set<String> renewed = new HashSet<>();
+        try (PreparedStatement ps = c.prepareStatement("SELECT owner_id FROM " + table + " WHERE owner_id IN (" + in + ")")) {
+            int i = 1;
+            for (HoldRef h : holds) {
+                ps.setString(i++, h.ownerId());
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    renewed.add(rs.getString(1));
+                }
+            }
+        }
+        return renewed;
+    }
+
+    /** The holder's remaining lease in ms by the database clock, or null if the row is gone or free. */
+    Duration holderRemaining(Connection c, String name) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT expires_at - " + now() + " FROM " + table + " WHERE lock_name = ?")) {
+            ps.setString(1, name);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (rs.next()) {
+                    long ms = rs.getLong(1);
+                    return rs.wasNull() ? null : Duration.ofMillis(Math.max(0, ms));
+                }
+                return null;
+            }
+        }
+    }
+
+    /** Columns for inspection: name, owner, holder, token, remaining ms. */
+    String selectInfo() {
+        return "SELECT lock_name, owner_id, holder, fencing_token, expires_at - " + now() + " FROM " + table;
+    }
+
+    /** The next token for a brand-new row: one above the floor row's counter, if any. */
+    String newRowToken() {
+        return "COALESCE(MAX(fencing_token), 0) + 1";
+    }
+
+    static String placeholders(int n) {
+        StringBuilder sb = new StringBuilder(n * 2);
+        for (int i = 0; i < n; i++) {
+            sb.append(i == 0 ? "?" : ",?");
+        }
+        return sb.toString();
+    }
+
+    static Attempt busy(Duration remaining) {
+        return Attempt.busy(remaining);
+    }
+}

@@ -1,0 +1,232 @@
+package io.holdfast.jdbc;
+
+import io.holdfast.HoldfastException;
+import io.holdfast.LockInfo;
+import io.holdfast.StoreUnavailableException;
+import io.holdfast.spi.Attempt;
+import io.holdfast.spi.HoldRef;
+import io.holdfast.spi.LockStore;
+import io.holdfast.spi.StoreTraits;
+
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.SQLRecoverableException;
+import java.sql.SQLTimeoutException;
+import java.sql.SQLTransientConnectionException;
+import java.sql.SQLNonTransientConnectionException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Locks as rows of one table: the lock is held while its row names an owner and its {@code expires_at}
+ * (by the database's clock) is in the future. See {@link Dialect} for the SQL.
+ */
+final class JdbcLockStore implements LockStore {
+    private static final int SQLITE_BUSY = 5;
+    private static final int SQLITE_LOCKED = 6;
+    private static final int SQLITE_IOERR = 10;
+    private static final int SQLITE_CANTOPEN = 14;
+
+    private final JdbcUri uri;
+    private final Dialect dialect;
+    private final ConnectionSource connections;
+    private final StoreTraits traits;
+    private final PostgresReleaseListener listener;
+
+    JdbcLockStore(JdbcUri uri) {
+        this.uri = uri;
+        requireDriver(uri.kind);
+        switch (uri.kind) {
+            case JdbcUri.SQLITE:
+                dialect = new SqliteDialect(uri.table);
+                traits = new StoreTraits("linearizable among the processes of one host: SQLite's single writer orders every change; "
+                        + "leases run by the host clock", false, Duration.ofMillis(100), Duration.ofMillis(500));
+                break;
+            case JdbcUri.POSTGRESQL:
+                dialect = new PostgresDialect(uri.table);
+                traits = new StoreTraits("linearizable on one primary (leases by its clock); an asynchronous replica promoted after a failover "
+                        + "may have lost recent acquisitions", true, Duration.ofMillis(100), Duration.ofSeconds(2));
+                break;
+            default:
+                dialect = new MySqlDialect(uri.table);
+                traits = new StoreTraits("linearizable on one primary (leases by its clock); an asynchronous replica promoted after a failover "
+                        + "may have lost recent acquisitions", false, Duration.ofMillis(100), Duration.ofMillis(500));
+        }
+        try {
+            connections = uri.kind.equals(JdbcUri.SQLITE) ? new SqliteConnection(uri) : new PooledConnections(uri);
+        } catch (SQLException e) {
+            throw failure("cannot open", e);
+        } catch (RuntimeException e) {
+            // HikariCP's PoolInitializationException when the server cannot be reached
+            Throwable cause = e.getCause() instanceof SQLException ? e.getCause() : e;
+            throw new StoreUnavailableException(backend(), address(), "cannot connect: " + rootMessage(cause), e);
+        }
+        try {
+            if (uri.createTable) {
+                connections.with(c -> {
+                    dialect.createTable(c);
+                    return null;
+                });
+            }
+        } catch (SQLException e) {
+            connections.close();
+            throw failure("cannot create the lock table " + uri.table, e);
+        }
+        listener = dialect instanceof PostgresDialect pg ? new PostgresReleaseListener(uri, pg.channel, this::unavailable) : null;
+    }
+
+    /** A missing driver is a set-up error: say which artifact to add, rather than blame the database. */
+    private static void requireDriver(String kind) {
+        String[] driver = switch (kind) {
+            case JdbcUri.SQLITE -> new String[] {"org.sqlite.JDBC", "org.xerial:sqlite-jdbc"};
+            case JdbcUri.POSTGRESQL -> new String[] {"org.postgresql.Driver", "org.postgresql:postgresql"};
+            case JdbcUri.MARIADB -> new String[] {"org.mariadb.jdbc.Driver", "org.mariadb.jdbc:mariadb-java-client"};
+            default -> new String[] {"com.mysql.cj.jdbc.Driver", "com.mysql:mysql-connector-j (or use jdbc:mariadb: with the MariaDB driver)"};
+        };
+        try {
+            Class.forName(driver[0], true, JdbcLockStore.class.getClassLoader());
+        } catch (ClassNotFoundException e) {
+            throw new IllegalStateException("the " + kind + " JDBC driver " + driver[0] + " is not on the class path; add " + driver[1], e);
+        }
+    }
+
+    @Override
+    public String backend() {
+        return uri.backendName();
+    }
+
+    @Override
+    public String address() {
+        return uri.address;
+    }
+
+    @Override
+    public StoreTraits traits() {
+        return traits;
+    }
+
+    @Override
+    public Attempt tryAcquire(String name, String ownerId, String holder, Duration lease) {
+        return run("acquire '" + name + "'", c -> dialect.tryAcquire(c, name, ownerId, holder, lease));
+    }
+
+    @Override
+    public Set<String> renew(Collection<HoldRef> holds, Duration lease) {
+        return run("renew " + holds.size() + " lease(s)", c -> dialect.renew(c, holds, lease));
+    }
+
+    @Override
+    public boolean release(String name, String ownerId) {
+        return run("release '" + name + "'", c -> dialect.release(c, name, ownerId));
+    }
+
+    @Override
+    public AutoCloseable watchReleases(String name, Runnable onRelease) {
+        return listener == null ? () -> { } : listener.watch(name, onRelease);
+    }
+
+    @Override
+    public Optional<LockInfo> inspect(String name) {
+        return run("inspect '" + name + "'", c -> {
+            try (PreparedStatement ps = c.prepareStatement(dialect.selectInfo() + " WHERE lock_name = ?")) {
+                ps.setString(1, name);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next() ? Optional.of(info(rs)) : Optional.<LockInfo>empty();
+                }
+            }
+        });
+    }
+
+    @Override
+    public List<LockInfo> list(String prefix, int limit) {
+        return run("list locks", c -> {
+            try (PreparedStatement ps = c.prepareStatement(dialect.selectInfo()
+                    + " WHERE SUBSTR(lock_name, 1, ?) = ? AND owner_id IS NOT NULL AND expires_at > " + dialect.now()
+                    + " ORDER BY lock_name LIMIT ?")) {
+                ps.setInt(1, prefix.length());
+                ps.setString(2, prefix);
+                ps.setInt(3, limit);
+                List<LockInfo> out = new ArrayList<>();
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        out.add(info(rs));
+                    }
+                }
+                return out;
+            }
+        });
+    }
+
+    @Override
+    public boolean forceRelease(String name) {
+        return run("force-release '" + name + "'", c -> dialect.forceRelease(c, name));
+    }
+
+    @Override
+    public void close() {
+        if (listener != null) {
+            listener.close();
+        }
+        connections.close();
+    }
+
+    private static LockInfo info(ResultSet rs) throws SQLException {
+        String owner = rs.getString(2);
+        long remaining = rs.getLong(5);
+        boolean held = owner != null && !rs.wasNull() && remaining > 0;
+        return new LockInfo(rs.getString(1), held, held ? rs.getString(3) : null, held ? owner : null, rs.getLong(4),
+                held ? Duration.ofMillis(remaining) : null);
+    }
+
+    private <T> T run(String what, ConnectionSource.Work<T> work) {
+        try {
+            return connections.with(work);
+        } catch (SQLException e) {
+            throw failure("cannot " + what, e);
+        }
+    }
+
+    private HoldfastException failure(String what, SQLException e) {
+        if (unavailable(e)) {
+            return new StoreUnavailableException(backend(), address(), what + ": " + rootMessage(e), e);
+        }
+        return new HoldfastException(backend() + " store at " + address() + ": " + what + ": " + e.getMessage(), e);
+    }
+
+    /** Whether the error means the database could not be reached or did not answer, rather than refused a statement. */
+    boolean unavailable(SQLException e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SQLTransientConnectionException || t instanceof SQLNonTransientConnectionException
+                    || t instanceof SQLRecoverableException || t instanceof SQLTimeoutException || t instanceof java.io.IOException) {
+                return true;
+            }
+            if (t instanceof SQLException s) {
+                String state = s.getSQLState();
+                if (state != null && (state.startsWith("08") || state.equals("57P01") || state.equals("57P03"))) {
+                    return true;
+                }
+                if (uri.kind.equals(JdbcUri.SQLITE)) {
+                    int code = s.getErrorCode() & 0xff;
+                    if (code == SQLITE_BUSY || code == SQLITE_LOCKED || code == SQLITE_IOERR || code == SQLITE_CANTOPEN) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
+    }
+
+    private static String rootMessage(Throwable t) {
+        Throwable root = t;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        String m = root.getMessage();
+        return m == null ? root.getClass().getSimpleName() : m;
+    }
+}

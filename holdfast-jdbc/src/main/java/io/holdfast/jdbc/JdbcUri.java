@@ -1,0 +1,131 @@
+package io.holdfast.jdbc;
+
+import io.holdfast.Durations;
+import io.holdfast.Uris;
+
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A parsed Holdfast JDBC URI: which database, the JDBC URL the driver gets, and Holdfast's own query
+ * parameters (removed from the driver's URL).
+ */
+final class JdbcUri {
+    static final String SQLITE = "sqlite";
+    static final String POSTGRESQL = "postgresql";
+    static final String MARIADB = "mariadb";
+    static final String MYSQL = "mysql";
+
+    private static final Pattern TABLE = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,47}");
+    private static final Pattern SERVER_ADDRESS = Pattern.compile("^jdbc:[a-z]+://([^/?;]*)(/[^?;]*)?");
+    private static final java.util.Set<String> OWN = java.util.Set.of("table", "poolSize", "connectTimeout", "busyTimeout", "createTable");
+
+    final String kind;
+    final String jdbcUrl;
+    final String address;
+    final String table;
+    final int poolSize;
+    final Duration connectTimeout;
+    final Duration busyTimeout;
+    final boolean createTable;
+
+    private JdbcUri(String kind, String jdbcUrl, String address, Map<String, String> own) {
+        this.kind = kind;
+        this.jdbcUrl = jdbcUrl;
+        this.address = address;
+        this.table = own.getOrDefault("table", "holdfast_locks");
+        if (!TABLE.matcher(table).matches()) {
+            throw new IllegalArgumentException("table '" + table + "' is not allowed; allowed: a letter or _ then up to 47 letters, digits or _");
+        }
+        this.poolSize = parseInt(own.getOrDefault("poolSize", "4"), "poolSize", 1, 64);
+        this.connectTimeout = parseDuration(own.getOrDefault("connectTimeout", "5s"), "connectTimeout", Duration.ofMillis(250), Duration.ofMinutes(5));
+        this.busyTimeout = parseDuration(own.getOrDefault("busyTimeout", "2s"), "busyTimeout", Duration.ZERO, Duration.ofMinutes(5));
+        String ct = own.getOrDefault("createTable", "true");
+        if (!ct.equals("true") && !ct.equals("false")) {
+            throw new IllegalArgumentException("createTable '" + ct + "' is not allowed; allowed: true or false");
+        }
+        this.createTable = Boolean.parseBoolean(ct);
+    }
+
+    static boolean accepts(String uri) {
+        return uri.startsWith("sqlite:") || uri.startsWith("jdbc:sqlite:") || uri.startsWith("jdbc:postgresql:")
+                || uri.startsWith("jdbc:mariadb:") || uri.startsWith("jdbc:mysql:");
+    }
+
+    static JdbcUri parse(String uri) {
+        int q = uri.indexOf('?');
+        String base = q < 0 ? uri : uri.substring(0, q);
+        Map<String, String> own = new LinkedHashMap<>();
+        StringBuilder rest = new StringBuilder();
+        if (q >= 0) {
+            for (String pair : uri.substring(q + 1).split("&")) {
+                if (pair.isEmpty()) {
+                    continue;
+                }
+                int eq = pair.indexOf('=');
+                String key = eq < 0 ? pair : pair.substring(0, eq);
+                if (OWN.contains(key)) {
+                    own.put(key, eq < 0 ? "" : pair.substring(eq + 1));
+                } else {
+                    rest.append(rest.length() == 0 ? "?" : "&").append(pair);
+                }
+            }
+        }
+        if (base.startsWith("sqlite:") || base.startsWith("jdbc:sqlite:")) {
+            String path = base.substring(base.indexOf("sqlite:") + "sqlite:".length());
+            if (path.startsWith("//")) {
+                path = path.substring(2); // sqlite:///abs/path
+            }
+            if (path.isEmpty()) {
+                path = Paths.get(System.getProperty("user.home"), ".holdfast", "locks.db").toString();
+            } else if (path.equals(":memory:") || path.startsWith("file::memory:")) {
+                throw new IllegalArgumentException("an in-memory SQLite database cannot be shared between processes, so it cannot hold distributed locks; "
+                        + "give a file: sqlite:/path/to/locks.db (or plain sqlite: for ~/.holdfast/locks.db)");
+            } else if (path.startsWith("~/")) {
+                path = Paths.get(System.getProperty("user.home"), path.substring(2)).toString();
+            }
+            Path abs = Paths.get(path).toAbsolutePath().normalize();
+            return new JdbcUri(SQLITE, "jdbc:sqlite:" + abs + rest, abs.toString(), own);
+        }
+        String kind = base.startsWith("jdbc:postgresql:") ? POSTGRESQL : base.startsWith("jdbc:mariadb:") ? MARIADB : MYSQL;
+        Matcher m = SERVER_ADDRESS.matcher(base);
+        if (!m.find() || m.group(1).isEmpty()) {
+            throw new IllegalArgumentException("'" + Uris.redact(uri) + "' is not a JDBC URL Holdfast understands; expected jdbc:" + kind
+                    + "://host[:port]/database[?user=...]");
+        }
+        String hostPort = m.group(1).replaceAll("^[^@]*@", "");
+        String address = hostPort + (m.group(2) == null ? "" : m.group(2));
+        return new JdbcUri(kind, base + rest, address, own);
+    }
+
+    private static int parseInt(String value, String name, int min, int max) {
+        try {
+            int v = Integer.parseInt(value);
+            if (v >= min && v <= max) {
+                return v;
+            }
+        } catch (NumberFormatException e) {
+            // fall through
+        }
+        throw new IllegalArgumentException(name + " '" + value + "' is not allowed; allowed: a whole number from " + min + " to " + max);
+    }
+
+    private static Duration parseDuration(String value, String name, Duration min, Duration max) {
+        Duration d = Durations.parse(value);
+        if (d.compareTo(min) < 0 || d.compareTo(max) > 0) {
+            throw new IllegalArgumentException(name + " " + value + " is out of range; allowed: " + Durations.format(min)
+                    + " to " + Durations.format(max));
+        }
+        return d;
+    }
+
+    String backendName() {
+        return kind.toLowerCase(Locale.ROOT);
+    }
+}

@@ -1,0 +1,90 @@
+package io.holdfast.jdbc;
+
+import io.holdfast.spi.Attempt;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * MySQL and MariaDB: a conditional UPDATE takes a lock whose row exists (one round trip; the token
+ * comes back in the reply through {@code LAST_INSERT_ID(expr)}), an INSERT IGNORE creates the row on
+ * first use. Sessions run in UTC so that the clock expression has no daylight-saving jumps.
+ * Assignments in a MySQL UPDATE apply left to right, so the token and acquired_at are computed from the
+ * old owner before owner_id changes.
+ */
+final class MySqlDialect extends Dialect {
+
+    MySqlDialect(String table) {
+        super(table);
+    }
+
+    @Override
+    String now() {
+        return "CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)";
+    }
+
+    @Override
+    List<String> ddl() {
+        return List.of("CREATE TABLE IF NOT EXISTS " + table + " ("
+                + "lock_name VARCHAR(255) CHARACTER SET ascii COLLATE ascii_bin NOT NULL PRIMARY KEY, "
+                + "owner_id VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin, holder VARCHAR(255), "
+                + "fencing_token BIGINT NOT NULL, expires_at BIGINT, acquired_at BIGINT, "
+                + "INDEX " + table + "_owner (owner_id)) ENGINE=InnoDB");
+    }
+
+    @Override
+    Attempt tryAcquire(Connection c, String name, String owner, String holder, Duration lease) throws SQLException {
+        String now = now();
+        try (PreparedStatement ps = c.prepareStatement("UPDATE " + table + " SET "
+                + "fencing_token = LAST_INSERT_ID(IF(owner_id <=> ?, fencing_token, fencing_token + 1)), "
+                + "acquired_at = IF(owner_id <=> ?, acquired_at, " + now + "), "
+                + "owner_id = ?, holder = ?, expires_at = " + now + " + ? "
+                + "WHERE lock_name = ? AND (owner_id IS NULL OR expires_at <= " + now + " OR owner_id = ?)",
+                Statement.RETURN_GENERATED_KEYS)) {
+            ps.setString(1, owner);
+            ps.setString(2, owner);
+            ps.setString(3, owner);
+            ps.setString(4, holder);
+            ps.setLong(5, lease.toMillis());
+            ps.setString(6, name);
+            ps.setString(7, owner);
+            if (ps.executeUpdate() == 1) {
+                return Attempt.acquired(lastInsertId(c, ps));
+            }
+        }
+        try (PreparedStatement ps = c.prepareStatement("INSERT IGNORE INTO " + table
+                + " (lock_name, owner_id, holder, fencing_token, expires_at, acquired_at) "
+                + "SELECT ?, ?, ?, LAST_INSERT_ID(" + newRowToken() + "), " + now + " + ?, " + now + " FROM " + table + " WHERE lock_name = ''",
+                Statement.RETURN_GENERATED_KEYS)) {
+            ps.setString(1, name);
+            ps.setString(2, owner);
+            ps.setString(3, holder);
+            ps.setLong(4, lease.toMillis());
+            if (ps.executeUpdate() == 1) {
+                return Attempt.acquired(lastInsertId(c, ps));
+            }
+        }
+        return busy(holderRemaining(c, name));
+    }
+
+    /** The value LAST_INSERT_ID(expr) set: from the reply if the driver passes it on, else asked for. */
+    private static long lastInsertId(Connection c, PreparedStatement ps) throws SQLException {
+        try (ResultSet keys = ps.getGeneratedKeys()) {
+            if (keys.next()) {
+                long id = keys.getLong(1);
+                if (id > 0) {
+                    return id;
+                }
+            }
+        }
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT LAST_INSERT_ID()")) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+}

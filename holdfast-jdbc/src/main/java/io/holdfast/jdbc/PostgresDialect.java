@@ -1,0 +1,142 @@
+package io.holdfast.jdbc;
+
+import io.holdfast.spi.Attempt;
+import io.holdfast.spi.HoldRef;
+
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * PostgreSQL: acquire is one statement (an upsert that also reports the holder's remaining lease when
+ * it fails), release and force-release notify waiters in the same round trip, and renewal of a batch is
+ * one statement.
+ */
+final class PostgresDialect extends Dialect {
+    final String channel;
+
+    PostgresDialect(String table) {
+        super(table);
+        this.channel = "holdfast_" + table.toLowerCase(java.util.Locale.ROOT);
+    }
+
+    @Override
+    String now() {
+        return "(EXTRACT(EPOCH FROM now()) * 1000)::bigint";
+    }
+
+    @Override
+    List<String> ddl() {
+        return List.of(
+                "CREATE TABLE IF NOT EXISTS " + table + " (lock_name VARCHAR(255) NOT NULL PRIMARY KEY, owner_id VARCHAR(64), "
+                        + "holder VARCHAR(255), fencing_token BIGINT NOT NULL, expires_at BIGINT, acquired_at BIGINT)",
+                "CREATE INDEX IF NOT EXISTS " + table + "_owner ON " + table + " (owner_id)");
+    }
+
+    /** Serialises concurrent creators on a transaction-level advisory lock: CREATE ... IF NOT EXISTS races in PostgreSQL. */
+    @Override
+    void createTable(Connection c) throws SQLException {
+        boolean auto = c.getAutoCommit();
+        c.setAutoCommit(false);
+        try {
+            try (PreparedStatement ps = c.prepareStatement("SELECT pg_advisory_xact_lock(hashtext(?))")) {
+                ps.setString(1, "holdfast-ddl:" + table);
+                ps.execute();
+            }
+            super.createTable(c);
+            c.commit();
+        } catch (SQLException e) {
+            c.rollback();
+            throw e;
+        } finally {
+            c.setAutoCommit(auto);
+        }
+    }
+
+    @Override
+    Attempt tryAcquire(Connection c, String name, String owner, String holder, Duration lease) throws SQLException {
+        String now = now();
+        try (PreparedStatement ps = c.prepareStatement(
+                "WITH acquired AS (INSERT INTO " + table + " AS l (lock_name, owner_id, holder, fencing_token, expires_at, acquired_at) "
+                        + "SELECT ?, ?, ?, " + newRowToken() + ", " + now + " + ?, " + now + " FROM " + table + " WHERE lock_name = '' "
+                        + "ON CONFLICT (lock_name) DO UPDATE SET "
+                        + "fencing_token = CASE WHEN l.owner_id = EXCLUDED.owner_id THEN l.fencing_token ELSE l.fencing_token + 1 END, "
+                        + "acquired_at = CASE WHEN l.owner_id = EXCLUDED.owner_id THEN l.acquired_at ELSE EXCLUDED.acquired_at END, "
+                        + "owner_id = EXCLUDED.owner_id, holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at "
+                        + "WHERE l.owner_id IS NULL OR l.expires_at <= " + now + " OR l.owner_id = EXCLUDED.owner_id "
+                        + "RETURNING fencing_token) "
+                        + "SELECT fencing_token, NULL::bigint FROM acquired "
+                        + "UNION ALL SELECT NULL, expires_at - " + now + " FROM " + table
+                        + " WHERE lock_name = ? AND NOT EXISTS (SELECT 1 FROM acquired)")) {
+            ps.setString(1, name);
+            ps.setString(2, owner);
+            ps.setString(3, holder);
+            ps.setLong(4, lease.toMillis());
+            ps.setString(5, name);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    return busy(null); // a concurrent first insert won; its row was not in our snapshot
+                }
+                long token = rs.getLong(1);
+                if (!rs.wasNull()) {
+                    return Attempt.acquired(token);
+                }
+                long remaining = rs.getLong(2);
+                return busy(rs.wasNull() ? null : Duration.ofMillis(Math.max(0, remaining)));
+            }
+        }
+    }
+
+    @Override
+    boolean release(Connection c, String name, String owner) throws SQLException {
+        return notifying(c, "UPDATE " + table + " SET owner_id = NULL, holder = NULL, expires_at = NULL "
+                + "WHERE lock_name = ? AND owner_id = ? RETURNING lock_name", name, owner);
+    }
+
+    @Override
+    boolean forceRelease(Connection c, String name) throws SQLException {
+        return notifying(c, "UPDATE " + table + " SET owner_id = NULL, holder = NULL, expires_at = NULL "
+                + "WHERE lock_name = ? AND owner_id IS NOT NULL AND expires_at > " + now() + " RETURNING lock_name", name);
+    }
+
+    /** Runs an UPDATE ... RETURNING lock_name and notifies the channel for each row it changed, in one statement. */
+    private boolean notifying(Connection c, String update, String... params) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("WITH changed AS (" + update + ") SELECT pg_notify(?, lock_name) FROM changed")) {
+            int i = 1;
+            for (String p : params) {
+                ps.setString(i++, p);
+            }
+            ps.setString(i, channel);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next();
+            }
+        }
+    }
+
+    @Override
+    Set<String> renew(Connection c, Collection<HoldRef> holds, Duration lease) throws SQLException {
+        String[] owners = holds.stream().map(HoldRef::ownerId).toArray(String[]::new);
+        Array array = c.createArrayOf("varchar", owners);
+        try (PreparedStatement ps = c.prepareStatement("UPDATE " + table + " SET expires_at = " + now()
+                + " + ? WHERE owner_id = ANY(?) RETURNING owner_id")) {
+            ps.setLong(1, lease.toMillis());
+            ps.setArray(2, array);
+            Set<String> renewed = new HashSet<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    renewed.add(rs.getString(1));
+                }
+            }
+            return renewed;
+        } finally {
+            array.free();
+        }
+    }
+}

@@ -1,0 +1,124 @@
+package io.holdfast.jdbc;
+
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Predicate;
+
+/**
+ * LISTENs on the table's channel on one dedicated connection, started with the first watch, and runs
+ * the watchers of each released name. After a reconnect it wakes every watcher, since notifications
+ * sent meanwhile are lost; their waits fall back to polling until then.
+ */
+final class PostgresReleaseListener implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(PostgresReleaseListener.class);
+    private static final int POLL_MS = 500;
+
+    private final JdbcUri uri;
+    private final String channel;
+    private final Predicate<SQLException> unavailable;
+    private final Map<String, List<Runnable>> watchers = new ConcurrentHashMap<>();
+    private Thread thread;
+    private volatile boolean closed;
+
+    PostgresReleaseListener(JdbcUri uri, String channel, Predicate<SQLException> unavailable) {
+        this.uri = uri;
+        this.channel = channel;
+        this.unavailable = unavailable;
+    }
+
+    AutoCloseable watch(String name, Runnable onRelease) {
+        watchers.computeIfAbsent(name, n -> new CopyOnWriteArrayList<>()).add(onRelease);
+        startOnce();
+        return () -> watchers.computeIfPresent(name, (n, list) -> {
+            list.remove(onRelease);
+            return list.isEmpty() ? null : list;
+        });
+    }
+
+    private synchronized void startOnce() {
+        if (thread == null && !closed) {
+            thread = new Thread(this::loop, "holdfast-pg-listen");
+            thread.setDaemon(true);
+            thread.start();
+        }
+    }
+
+    private void loop() {
+        long backoffMs = 100;
+        boolean reconnecting = false;
+        while (!closed) {
+            try (Connection c = DriverManager.getConnection(uri.jdbcUrl)) {
+                try (Statement st = c.createStatement()) {
+                    st.execute("LISTEN " + channel);
+                }
+                if (reconnecting) {
+                    wakeAll(); // releases during the outage were not heard
+                }
+                backoffMs = 100;
+                PGConnection pg = c.unwrap(PGConnection.class);
+                while (!closed) {
+                    PGNotification[] notes = pg.getNotifications(POLL_MS);
+                    if (notes != null) {
+                        for (PGNotification n : notes) {
+                            wake(n.getParameter());
+                        }
+                    }
+                }
+            } catch (SQLException e) {
+                if (closed) {
+                    return;
+                }
+                reconnecting = true;
+                if (unavailable.test(e)) {
+                    log.debug("release listener lost its connection; waiters poll until it is back", e);
+                } else {
+                    log.warn("release listener failed; waiters poll until it is back", e);
+                }
+                try {
+                    Thread.sleep(backoffMs);
+                } catch (InterruptedException ie) {
+                    return;
+                }
+                backoffMs = Math.min(2000, backoffMs * 2);
+            }
+        }
+    }
+
+    private void wake(String name) {
+        List<Runnable> list = watchers.get(name);
+        if (list != null) {
+            list.forEach(Runnable::run);
+        }
+    }
+
+    private void wakeAll() {
+        watchers.values().forEach(list -> list.forEach(Runnable::run));
+    }
+
+    @Override
+    public void close() {
+        Thread t;
+        synchronized (this) {
+            closed = true;
+            t = thread;
+        }
+        if (t != null) {
+            try {
+                t.join(POLL_MS * 2L);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}
