@@ -42,6 +42,7 @@ final class Acquisition {
     private Duration holderHint;
     private ScheduledFuture<?> pollTimer;
     private ScheduledFuture<?> deadlineTimer;
+    private AutoCloseable watch;
 
     Acquisition(LockHandle handle, String ownerId, long startNanos, Duration wait) {
         this.handle = handle;
@@ -92,6 +93,7 @@ final class Acquisition {
         synchronized (this) {
             head = true;
         }
+        rewatch();
         if (attemptNow) {
             wake();
         } else {
@@ -150,6 +152,9 @@ final class Acquisition {
             }
             return;
         }
+        if (error == null && queueing()) {
+            rewatch(); // a queueing store's predecessor may have changed
+        }
         boolean again;
         synchronized (this) {
             attempting = false;
@@ -164,6 +169,7 @@ final class Acquisition {
                 lastError = null;
                 holderHint = result.holderLeaseRemaining();
             }
+
             if (!forever && System.nanoTime() - deadlineNanos >= 0) {
                 again = false;
             } else if (wakeRequested) {
@@ -178,6 +184,41 @@ final class Acquisition {
             wake();
         } else {
             timeOut();
+        }
+    }
+
+    private boolean queueing() {
+        return handle.client.store.traits().queuesWaiters();
+    }
+
+    /** Registers a fresh store watch for this waiter, then closes the one it replaces. */
+    private void rewatch() {
+        AutoCloseable fresh;
+        try {
+            fresh = handle.client.store.watchReleases(handle.name, ownerId, this::wake);
+        } catch (RuntimeException e) {
+            log.debug("watching '{}' failed; polling only", handle.name, e);
+            return;
+        }
+        AutoCloseable old;
+        synchronized (this) {
+            if (finished) {
+                old = fresh;
+            } else {
+                old = watch;
+                watch = fresh;
+            }
+        }
+        closeQuietly(old);
+    }
+
+    private static void closeQuietly(AutoCloseable c) {
+        if (c != null) {
+            try {
+                c.close();
+            } catch (Exception e) {
+                // a watch that fails to close costs a stray wake-up at most
+            }
         }
     }
 
@@ -264,11 +305,14 @@ final class Acquisition {
         queue.leave(this, false);
     }
 
-    /** An attempt whose reply was lost may have taken the lock: give it back so nothing stays half-acquired. */
+    /**
+     * Leaves nothing behind: an attempt whose reply was lost may have taken the lock, and a queueing
+     * store keeps a refused owner in its queue, so give the owner back.
+     */
     private void giveBackIfUnsure() {
         boolean unsure;
         synchronized (this) {
-            unsure = anyAttemptFailed;
+            unsure = anyAttemptFailed || queueing();
         }
         if (unsure) {
             try {
@@ -291,6 +335,8 @@ final class Acquisition {
         cancel(deadlineTimer);
         pollTimer = null;
         deadlineTimer = null;
+        closeQuietly(watch);
+        watch = null;
     }
 
     private static void cancel(ScheduledFuture<?> f) {

@@ -33,7 +33,18 @@ final class LockHandle implements DistributedLock {
         String owner = client.newOwnerId();
         long sent = System.nanoTime();
         Attempt attempt = attempt(owner);
-        return attempt.acquired() ? Optional.of(granted(owner, attempt, sent)) : Optional.empty();
+        if (attempt.acquired()) {
+            return Optional.of(granted(owner, attempt, sent));
+        }
+        dequeue(owner);
+        return Optional.empty();
+    }
+
+    /** A queueing store keeps a refused owner queued; take it out when the caller will not wait. */
+    private void dequeue(String owner) {
+        if (client.store.traits().queuesWaiters()) {
+            client.store.release(name, owner);
+        }
     }
 
     @Override
@@ -57,6 +68,7 @@ final class LockHandle implements DistributedLock {
             return Optional.of(granted(owner, first, start));
         }
         if (wait.isZero()) {
+            dequeue(owner);
             return Optional.empty();
         }
         Acquisition acquisition = new Acquisition(this, owner, start, wait);

@@ -7,14 +7,13 @@ import java.util.List;
 /**
  * This client's waiters for one lock name, in arrival order. Only the head polls the store and only
  * the head is woken by a release, so a hand-off costs this process one attempt however many of its
- * threads wait. A store watch for the name is open while the queue is not empty.
+ * threads wait.
  */
 final class WaitQueue {
     final String name;
     private final HoldfastClient client;
     // Guarded by this.
     private final ArrayDeque<Acquisition> waiters = new ArrayDeque<>();
-    private AutoCloseable watch;
     private boolean retired;
 
     WaitQueue(HoldfastClient client, String name) {
@@ -32,9 +31,6 @@ final class WaitQueue {
         synchronized (this) {
             if (retired) {
                 return false;
-            }
-            if (waiters.isEmpty() && watch == null) {
-                watch = client.store.watchReleases(name, () -> client.signalRelease(name));
             }
             waiters.addLast(acquisition);
             isHead = waiters.peekFirst() == acquisition;
@@ -61,26 +57,16 @@ final class WaitQueue {
      */
     void leave(Acquisition acquisition, boolean acquired) {
         Acquisition next = null;
-        AutoCloseable toClose = null;
         synchronized (this) {
             boolean wasHead = waiters.peekFirst() == acquisition;
             if (!waiters.remove(acquisition)) {
                 return;
             }
             if (waiters.isEmpty()) {
-                toClose = watch;
-                watch = null;
                 retired = true;
                 client.dropQueueIfIdle(this);
             } else if (wasHead) {
                 next = waiters.peekFirst();
-            }
-        }
-        if (toClose != null) {
-            try {
-                toClose.close();
-            } catch (Exception e) {
-                // a watch that fails to close costs a stray signal at most
             }
         }
         if (next != null) {

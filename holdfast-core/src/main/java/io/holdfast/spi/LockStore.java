@@ -44,7 +44,8 @@ public interface LockStore extends AutoCloseable {
     Set<String> renew(Collection<HoldRef> holds, Duration lease);
 
     /**
-     * Frees {@code name} if {@code ownerId} holds it, and tells waiters.
+     * Frees {@code name} if {@code ownerId} holds it, and tells waiters. For a store that queues waiters
+     * it also removes {@code ownerId} from the queue if it waits there.
      *
      * @return true if this call freed it; false if that owner did not hold it (already released, expired
      *         and taken, or force-released)
@@ -52,12 +53,16 @@ public interface LockStore extends AutoCloseable {
     boolean release(String name, String ownerId);
 
     /**
-     * Registers interest in releases of {@code name}: after a release of it that the store observes,
-     * {@code onRelease} runs (on any thread, quickly). Stores without notifications return a no-op.
+     * Registers interest, on behalf of the waiting owner {@code ownerId}, in the release that may let it
+     * acquire {@code name}: afterwards {@code onRelease} runs (on any thread, quickly) when the store
+     * observes such a release. A store that queues waiters watches only the owner's predecessor, and
+     * runs {@code onRelease} at once if that predecessor is already gone. The core registers before a
+     * waiter's first poll and, for queueing stores, again after every refused attempt. Stores without
+     * notifications return a no-op; the waiter then only polls.
      *
      * @return closes the registration
      */
-    default AutoCloseable watchReleases(String name, Runnable onRelease) {
+    default AutoCloseable watchReleases(String name, String ownerId, Runnable onRelease) {
         return () -> { };
     }
 

@@ -126,7 +126,7 @@ final class JdbcLockStore implements LockStore {
     }
 
     @Override
-    public AutoCloseable watchReleases(String name, Runnable onRelease) {
+    public AutoCloseable watchReleases(String name, String ownerId, Runnable onRelease) {
         return listener == null ? () -> { } : listener.watch(name, onRelease);
     }
 
