@@ -44,8 +44,13 @@ abstract class Dialect {
         }
     }
 
-    /** See {@link io.holdfast.spi.LockStore#tryAcquire}. */
-    abstract Attempt tryAcquire(Connection c, String name, String owner, String holder, Duration lease) throws SQLException;
+    /**
+     * See {@link io.holdfast.spi.LockStore#tryAcquire}. With {@code takeOver} the row is taken whoever
+     * has it (for callers that already exclude others, such as a native database lock): a new owner
+     * then always gets the next token.
+     */
+    abstract Attempt tryAcquire(Connection c, String name, String owner, String holder, Duration lease, boolean takeOver)
+            throws SQLException;
 
     /** See {@link io.holdfast.spi.LockStore#release}. */
     boolean release(Connection c, String name, String owner) throws SQLException {

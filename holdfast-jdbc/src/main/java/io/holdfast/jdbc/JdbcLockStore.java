@@ -11,10 +11,6 @@ import io.holdfast.spi.StoreTraits;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.SQLRecoverableException;
-import java.sql.SQLTimeoutException;
-import java.sql.SQLTransientConnectionException;
-import java.sql.SQLNonTransientConnectionException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -27,20 +23,17 @@ import java.util.Set;
  * (by the database's clock) is in the future. See {@link Dialect} for the SQL.
  */
 final class JdbcLockStore implements LockStore {
-    private static final int SQLITE_BUSY = 5;
-    private static final int SQLITE_LOCKED = 6;
-    private static final int SQLITE_IOERR = 10;
-    private static final int SQLITE_CANTOPEN = 14;
-
-    private final JdbcUri uri;
-    private final Dialect dialect;
-    private final ConnectionSource connections;
+    final JdbcUri uri;
+    final Dialect dialect;
+    final ConnectionSource connections;
     private final StoreTraits traits;
     private final PostgresReleaseListener listener;
+    final SqlErrors errors;
 
     JdbcLockStore(JdbcUri uri) {
         this.uri = uri;
-        requireDriver(uri.kind);
+        this.errors = new SqlErrors(uri);
+        SqlErrors.requireDriver(uri.kind);
         switch (uri.kind) {
             case JdbcUri.SQLITE:
                 dialect = new SqliteDialect(uri.table);
@@ -64,7 +57,7 @@ final class JdbcLockStore implements LockStore {
         } catch (RuntimeException e) {
             // HikariCP's PoolInitializationException when the server cannot be reached
             Throwable cause = e.getCause() instanceof SQLException ? e.getCause() : e;
-            throw new StoreUnavailableException(backend(), address(), "cannot connect: " + rootMessage(cause), e);
+            throw new StoreUnavailableException(backend(), address(), "cannot connect: " + SqlErrors.rootMessage(cause), e);
         }
         try {
             if (uri.createTable) {
@@ -77,22 +70,7 @@ final class JdbcLockStore implements LockStore {
             connections.close();
             throw failure("cannot create the lock table " + uri.table, e);
         }
-        listener = dialect instanceof PostgresDialect pg ? new PostgresReleaseListener(uri, pg.channel, this::unavailable) : null;
-    }
-
-    /** A missing driver is a set-up error: say which artifact to add, rather than blame the database. */
-    private static void requireDriver(String kind) {
-        String[] driver = switch (kind) {
-            case JdbcUri.SQLITE -> new String[] {"org.sqlite.JDBC", "org.xerial:sqlite-jdbc"};
-            case JdbcUri.POSTGRESQL -> new String[] {"org.postgresql.Driver", "org.postgresql:postgresql"};
-            case JdbcUri.MARIADB -> new String[] {"org.mariadb.jdbc.Driver", "org.mariadb.jdbc:mariadb-java-client"};
-            default -> new String[] {"com.mysql.cj.jdbc.Driver", "com.mysql:mysql-connector-j (or use jdbc:mariadb: with the MariaDB driver)"};
-        };
-        try {
-            Class.forName(driver[0], true, JdbcLockStore.class.getClassLoader());
-        } catch (ClassNotFoundException e) {
-            throw new IllegalStateException("the " + kind + " JDBC driver " + driver[0] + " is not on the class path; add " + driver[1], e);
-        }
+        listener = dialect instanceof PostgresDialect pg ? new PostgresReleaseListener(uri, pg.channel, errors::unavailable) : null;
     }
 
     @Override
@@ -112,7 +90,7 @@ final class JdbcLockStore implements LockStore {
 
     @Override
     public Attempt tryAcquire(String name, String ownerId, String holder, Duration lease) {
-        return run("acquire '" + name + "'", c -> dialect.tryAcquire(c, name, ownerId, holder, lease));
+        return run("acquire '" + name + "'", c -> dialect.tryAcquire(c, name, ownerId, holder, lease, false));
     }
 
     @Override
@@ -183,7 +161,7 @@ final class JdbcLockStore implements LockStore {
                 held ? Duration.ofMillis(remaining) : null);
     }
 
-    private <T> T run(String what, ConnectionSource.Work<T> work) {
+    <T> T run(String what, ConnectionSource.Work<T> work) {
         try {
             return connections.with(work);
         } catch (SQLException e) {
@@ -192,41 +170,6 @@ final class JdbcLockStore implements LockStore {
     }
 
     private HoldfastException failure(String what, SQLException e) {
-        if (unavailable(e)) {
-            return new StoreUnavailableException(backend(), address(), what + ": " + rootMessage(e), e);
-        }
-        return new HoldfastException(backend() + " store at " + address() + ": " + what + ": " + e.getMessage(), e);
-    }
-
-    /** Whether the error means the database could not be reached or did not answer, rather than refused a statement. */
-    boolean unavailable(SQLException e) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof SQLTransientConnectionException || t instanceof SQLNonTransientConnectionException
-                    || t instanceof SQLRecoverableException || t instanceof SQLTimeoutException || t instanceof java.io.IOException) {
-                return true;
-            }
-            if (t instanceof SQLException s) {
-                String state = s.getSQLState();
-                if (state != null && (state.startsWith("08") || state.equals("57P01") || state.equals("57P03"))) {
-                    return true;
-                }
-                if (uri.kind.equals(JdbcUri.SQLITE)) {
-                    int code = s.getErrorCode() & 0xff;
-                    if (code == SQLITE_BUSY || code == SQLITE_LOCKED || code == SQLITE_IOERR || code == SQLITE_CANTOPEN) {
-                        return true;
-                    }
-                }
-            }
-        }
-        return false;
-    }
-
-    private static String rootMessage(Throwable t) {
-        Throwable root = t;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
-        }
-        String m = root.getMessage();
-        return m == null ? root.getClass().getSimpleName() : m;
+        return errors.failure(what, e);
     }
 }

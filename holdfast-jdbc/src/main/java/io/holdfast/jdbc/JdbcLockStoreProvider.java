@@ -8,7 +8,8 @@ import java.util.List;
 /**
  * The JDBC backend: {@code sqlite:[PATH]}, {@code jdbc:sqlite:PATH}, {@code jdbc:postgresql://...},
  * {@code jdbc:mariadb://...} and {@code jdbc:mysql://...}, with Holdfast's parameters {@code table},
- * {@code poolSize}, {@code connectTimeout}, {@code busyTimeout} (SQLite) and {@code createTable}.
+ * {@code poolSize}, {@code connectTimeout}, {@code busyTimeout} (SQLite), {@code createTable} and
+ * {@code mode} ({@code table}, the default, or {@code native} for the database's session locks).
  */
 public final class JdbcLockStoreProvider implements LockStoreProvider {
 
@@ -24,6 +25,8 @@ public final class JdbcLockStoreProvider implements LockStoreProvider {
 
     @Override
     public LockStore open(String uri) {
-        return new JdbcLockStore(JdbcUri.parse(uri));
+        JdbcUri parsed = JdbcUri.parse(uri);
+        JdbcLockStore table = new JdbcLockStore(parsed);
+        return parsed.nativeLocks ? new NativeLockStore(table) : table;
     }
 }

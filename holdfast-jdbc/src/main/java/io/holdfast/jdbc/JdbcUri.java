@@ -24,7 +24,7 @@ final class JdbcUri {
 
     private static final Pattern TABLE = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,47}");
     private static final Pattern SERVER_ADDRESS = Pattern.compile("^jdbc:[a-z]+://([^/?;]*)(/[^?;]*)?");
-    private static final java.util.Set<String> OWN = java.util.Set.of("table", "poolSize", "connectTimeout", "busyTimeout", "createTable");
+    private static final java.util.Set<String> OWN = java.util.Set.of("table", "poolSize", "connectTimeout", "busyTimeout", "createTable", "mode");
 
     final String kind;
     final String jdbcUrl;
@@ -34,6 +34,8 @@ final class JdbcUri {
     final Duration connectTimeout;
     final Duration busyTimeout;
     final boolean createTable;
+    /** True for the database's own session-bound locks (mode=native) instead of the lock table. */
+    final boolean nativeLocks;
 
     private JdbcUri(String kind, String jdbcUrl, String address, Map<String, String> own) {
         this.kind = kind;
@@ -43,7 +45,18 @@ final class JdbcUri {
         if (!TABLE.matcher(table).matches()) {
             throw new IllegalArgumentException("table '" + table + "' is not allowed; allowed: a letter or _ then up to 47 letters, digits or _");
         }
-        this.poolSize = parseInt(own.getOrDefault("poolSize", "4"), "poolSize", 1, 64);
+        String mode = own.getOrDefault("mode", "table");
+        if (!mode.equals("table") && !mode.equals("native")) {
+            throw new IllegalArgumentException("mode '" + mode + "' is not allowed; allowed: table (the lock table, default) or native "
+                    + "(PostgreSQL advisory locks, MySQL/MariaDB GET_LOCK)");
+        }
+        if (mode.equals("native") && kind.equals(SQLITE)) {
+            throw new IllegalArgumentException("mode native is for PostgreSQL (advisory locks) and MySQL/MariaDB (GET_LOCK); SQLite has no "
+                    + "session locks: use its default lock table");
+        }
+        this.nativeLocks = mode.equals("native");
+        // A native hold pins one connection for as long as it lasts.
+        this.poolSize = parseInt(own.getOrDefault("poolSize", nativeLocks ? "16" : "4"), "poolSize", nativeLocks ? 2 : 1, 256);
         this.connectTimeout = parseDuration(own.getOrDefault("connectTimeout", "5s"), "connectTimeout", Duration.ofMillis(250), Duration.ofMinutes(5));
         this.busyTimeout = parseDuration(own.getOrDefault("busyTimeout", "2s"), "busyTimeout", Duration.ZERO, Duration.ofMinutes(5));
         String ct = own.getOrDefault("createTable", "true");

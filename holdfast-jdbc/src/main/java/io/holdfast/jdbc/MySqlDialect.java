@@ -38,13 +38,14 @@ final class MySqlDialect extends Dialect {
     }
 
     @Override
-    Attempt tryAcquire(Connection c, String name, String owner, String holder, Duration lease) throws SQLException {
+    Attempt tryAcquire(Connection c, String name, String owner, String holder, Duration lease, boolean takeOver)
+            throws SQLException {
         String now = now();
         try (PreparedStatement ps = c.prepareStatement("UPDATE " + table + " SET "
                 + "fencing_token = LAST_INSERT_ID(IF(owner_id <=> ?, fencing_token, fencing_token + 1)), "
                 + "acquired_at = IF(owner_id <=> ?, acquired_at, " + now + "), "
                 + "owner_id = ?, holder = ?, expires_at = " + now + " + ? "
-                + "WHERE lock_name = ? AND (owner_id IS NULL OR expires_at <= " + now + " OR owner_id = ?)",
+                + "WHERE lock_name = ?" + (takeOver ? "" : " AND (owner_id IS NULL OR expires_at <= " + now + " OR owner_id = ?)"),
                 Statement.RETURN_GENERATED_KEYS)) {
             ps.setString(1, owner);
             ps.setString(2, owner);
@@ -52,7 +53,9 @@ final class MySqlDialect extends Dialect {
             ps.setString(4, holder);
             ps.setLong(5, lease.toMillis());
             ps.setString(6, name);
-            ps.setString(7, owner);
+            if (!takeOver) {
+                ps.setString(7, owner);
+            }
             if (ps.executeUpdate() == 1) {
                 return Attempt.acquired(lastInsertId(c, ps));
             }

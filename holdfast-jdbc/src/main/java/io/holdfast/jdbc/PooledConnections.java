@@ -40,6 +40,16 @@ final class PooledConnections implements ConnectionSource {
         }
     }
 
+    /** A connection the caller keeps (a native hold pins it); give it back with close() or {@link #discard}. */
+    Connection borrow() throws SQLException {
+        return pool.getConnection();
+    }
+
+    /** Closes a borrowed connection for good, ending its database session (and the session's locks). */
+    void discard(Connection c) {
+        pool.evictConnection(c);
+    }
+
     @Override
     public void close() {
         pool.close();

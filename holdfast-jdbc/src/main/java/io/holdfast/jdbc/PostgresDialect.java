@@ -61,7 +61,8 @@ final class PostgresDialect extends Dialect {
     }
 
     @Override
-    Attempt tryAcquire(Connection c, String name, String owner, String holder, Duration lease) throws SQLException {
+    Attempt tryAcquire(Connection c, String name, String owner, String holder, Duration lease, boolean takeOver)
+            throws SQLException {
         String now = now();
         try (PreparedStatement ps = c.prepareStatement(
                 "WITH acquired AS (INSERT INTO " + table + " AS l (lock_name, owner_id, holder, fencing_token, expires_at, acquired_at) "
@@ -70,7 +71,7 @@ final class PostgresDialect extends Dialect {
                         + "fencing_token = CASE WHEN l.owner_id = EXCLUDED.owner_id THEN l.fencing_token ELSE l.fencing_token + 1 END, "
                         + "acquired_at = CASE WHEN l.owner_id = EXCLUDED.owner_id THEN l.acquired_at ELSE EXCLUDED.acquired_at END, "
                         + "owner_id = EXCLUDED.owner_id, holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at "
-                        + "WHERE l.owner_id IS NULL OR l.expires_at <= " + now + " OR l.owner_id = EXCLUDED.owner_id "
+                        + (takeOver ? "" : "WHERE l.owner_id IS NULL OR l.expires_at <= " + now + " OR l.owner_id = EXCLUDED.owner_id ")
                         + "RETURNING fencing_token) "
                         + "SELECT fencing_token, NULL::bigint FROM acquired "
                         + "UNION ALL SELECT NULL, expires_at - " + now + " FROM " + table

@@ -33,7 +33,8 @@ final class SqliteDialect extends Dialect {
     }
 
     @Override
-    Attempt tryAcquire(Connection c, String name, String owner, String holder, Duration lease) throws SQLException {
+    Attempt tryAcquire(Connection c, String name, String owner, String holder, Duration lease, boolean takeOver)
+            throws SQLException {
         String now = now();
         try (PreparedStatement ps = c.prepareStatement(
                 "INSERT INTO " + table + " AS l (lock_name, owner_id, holder, fencing_token, expires_at, acquired_at) "
@@ -42,7 +43,7 @@ final class SqliteDialect extends Dialect {
                         + "fencing_token = CASE WHEN l.owner_id = excluded.owner_id THEN l.fencing_token ELSE l.fencing_token + 1 END, "
                         + "acquired_at = CASE WHEN l.owner_id = excluded.owner_id THEN l.acquired_at ELSE excluded.acquired_at END, "
                         + "owner_id = excluded.owner_id, holder = excluded.holder, expires_at = excluded.expires_at "
-                        + "WHERE l.owner_id IS NULL OR l.expires_at <= " + now + " OR l.owner_id = excluded.owner_id "
+                        + (takeOver ? "" : "WHERE l.owner_id IS NULL OR l.expires_at <= " + now + " OR l.owner_id = excluded.owner_id ")
                         + "RETURNING fencing_token")) {
             ps.setString(1, name);
             ps.setString(2, owner);

@@ -1,0 +1,200 @@
+package io.holdfast.jdbc;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.HexFormat;
+import java.util.Set;
+
+/** A database's own session-bound locks: PostgreSQL advisory locks or MySQL/MariaDB named locks. */
+abstract class SessionLocks {
+
+    /** A native hold: the session (connection) that has it. */
+    record Pin(String name, String owner, Connection connection, long session, long token) {
+    }
+
+    /** Takes the lock on this session without waiting; returns the session id, or -1 if another session has it. */
+    abstract long tryLock(Connection c, String name) throws SQLException;
+
+    /** Gives the lock back on the session that has it. */
+    abstract void unlock(Connection c, String name) throws SQLException;
+
+    /** Which pins' sessions still hold their locks, asked of the server in one statement. */
+    abstract Set<String> stillHeld(Connection c, Collection<Pin> pins) throws SQLException;
+
+    /** Ends whatever session holds {@code name}, which frees it; true if there was one. */
+    abstract boolean terminateHolder(Connection c, String name) throws SQLException;
+
+    static SessionLocks forKind(String kind, String table) {
+        return kind.equals(JdbcUri.POSTGRESQL) ? new Advisory(table) : new Named(table);
+    }
+
+    static byte[] sha256(String s) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * PostgreSQL advisory locks on a 64-bit key: the first 8 bytes of SHA-256 of table and name (a
+     * collision would make two names exclude each other; at 64 bits it takes billions of names to expect one).
+     */
+    static final class Advisory extends SessionLocks {
+        private static final String KEY_OF_LOCK = "((classid::bigint << 32) | objid::bigint)";
+        private final String table;
+
+        Advisory(String table) {
+            this.table = table;
+        }
+
+        long key(String name) {
+            byte[] h = sha256("holdfast:" + table + ":" + name);
+            long k = 0;
+            for (int i = 0; i < 8; i++) {
+                k = (k << 8) | (h[i] & 0xff);
+            }
+            return k;
+        }
+
+        @Override
+        long tryLock(Connection c, String name) throws SQLException {
+            try (PreparedStatement ps = c.prepareStatement("SELECT pg_try_advisory_lock(?), pg_backend_pid()")) {
+                ps.setLong(1, key(name));
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    return rs.getBoolean(1) ? rs.getLong(2) : -1;
+                }
+            }
+        }
+
+        @Override
+        void unlock(Connection c, String name) throws SQLException {
+            try (PreparedStatement ps = c.prepareStatement("SELECT pg_advisory_unlock(?)")) {
+                ps.setLong(1, key(name));
+                ps.execute();
+            }
+        }
+
+        @Override
+        Set<String> stillHeld(Connection c, Collection<Pin> pins) throws SQLException {
+            Set<String> held = new HashSet<>();
+            Long[] pids = pins.stream().map(p -> p.session()).toArray(Long[]::new);
+            try (PreparedStatement ps = c.prepareStatement("SELECT pid, " + KEY_OF_LOCK + " FROM pg_locks "
+                    + "WHERE locktype = 'advisory' AND objsubid = 1 AND granted AND pid::bigint = ANY(?)")) {
+                ps.setArray(1, c.createArrayOf("int8", pids));
+                Set<String> granted = new HashSet<>();
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        granted.add(rs.getLong(1) + "/" + rs.getLong(2));
+                    }
+                }
+                for (Pin p : pins) {
+                    if (granted.contains(p.session() + "/" + key(p.name()))) {
+                        held.add(p.owner());
+                    }
+                }
+            }
+            return held;
+        }
+
+        @Override
+        boolean terminateHolder(Connection c, String name) throws SQLException {
+            try (PreparedStatement ps = c.prepareStatement("SELECT pg_terminate_backend(pid) FROM pg_locks "
+                    + "WHERE locktype = 'advisory' AND objsubid = 1 AND granted AND " + KEY_OF_LOCK + " = ?")) {
+                ps.setLong(1, key(name));
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next() && rs.getBoolean(1);
+                }
+            }
+        }
+    }
+
+    /**
+     * MySQL/MariaDB named locks (GET_LOCK). Names are at most 64 characters there, so longer lock names
+     * are replaced by a SHA-256 prefix.
+     */
+    static final class Named extends SessionLocks {
+        private final String table;
+
+        Named(String table) {
+            this.table = table;
+        }
+
+        String lockName(String name) {
+            String plain = "holdfast/" + table + "/" + name;
+            return plain.length() <= 64 ? plain : "holdfast#" + HexFormat.of().formatHex(sha256(plain)).substring(0, 55);
+        }
+
+        @Override
+        long tryLock(Connection c, String name) throws SQLException {
+            try (PreparedStatement ps = c.prepareStatement("SELECT GET_LOCK(?, 0), CONNECTION_ID()")) {
+                ps.setString(1, lockName(name));
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    return rs.getInt(1) == 1 ? rs.getLong(2) : -1;
+                }
+            }
+        }
+
+        @Override
+        void unlock(Connection c, String name) throws SQLException {
+            try (PreparedStatement ps = c.prepareStatement("SELECT RELEASE_LOCK(?)")) {
+                ps.setString(1, lockName(name));
+                ps.execute();
+            }
+        }
+
+        @Override
+        Set<String> stillHeld(Connection c, Collection<Pin> pins) throws SQLException {
+            Set<String> held = new HashSet<>();
+            java.util.List<Pin> list = new java.util.ArrayList<>(pins);
+            StringBuilder sql = new StringBuilder("SELECT ");
+            for (int i = 0; i < list.size(); i++) {
+                sql.append(i == 0 ? "IS_USED_LOCK(?)" : ", IS_USED_LOCK(?)");
+            }
+            try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
+                for (int i = 0; i < list.size(); i++) {
+                    ps.setString(i + 1, lockName(list.get(i).name()));
+                }
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    for (int i = 0; i < list.size(); i++) {
+                        long session = rs.getLong(i + 1);
+                        if (!rs.wasNull() && session == list.get(i).session()) {
+                            held.add(list.get(i).owner());
+                        }
+                    }
+                }
+            }
+            return held;
+        }
+
+        @Override
+        boolean terminateHolder(Connection c, String name) throws SQLException {
+            long session;
+            try (PreparedStatement ps = c.prepareStatement("SELECT IS_USED_LOCK(?)")) {
+                ps.setString(1, lockName(name));
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    session = rs.getLong(1);
+                    if (rs.wasNull()) {
+                        return false;
+                    }
+                }
+            }
+            try (Statement st = c.createStatement()) {
+                st.execute("KILL " + session); // a number read from the server, not user input
+            }
+            return true;
+        }
+    }
+}
