@@ -261,6 +261,8 @@ public abstract class LockConformanceSuite {
             assertThat(child.isAlive()).as("child alive; output:\n%s", child.transcript()).isTrue();
             assertThat(lock.tryAcquire()).as("tryAcquire after two leases while the child lives and renews").isEmpty();
 
+            assertThat(child.transcript()).as("the child's output before the kill").doesNotContain(HolderProcess.LOST);
+
             child.kill();
             try (Hold hold = lock.acquire(lease.plus(Duration.ofSeconds(20)))) {
                 assertThat(hold.fencingToken()).isGreaterThan(childToken);
