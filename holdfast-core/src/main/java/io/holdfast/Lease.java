@@ -56,11 +56,12 @@ final class Lease {
 
     /**
      * How long before the store's expiry the hold turns invalid locally: a twentieth of the lease, and at
-     * least 100 ms where the lease allows (never more than a quarter of it). Covers clock-rate drift
-     * between this machine and the store, and the time a reply takes to arrive.
+     * least 250 ms where the lease allows (never more than a quarter of it). Covers clock-rate drift
+     * between this machine and the store, the time a reply takes to arrive, and a pause of the holder
+     * between checking its hold and acting on it.
      */
     static long safetyMargin(long leaseNanos) {
-        return Math.max(leaseNanos / 20, Math.min(TimeUnit.MILLISECONDS.toNanos(100), leaseNanos / 4));
+        return Math.max(leaseNanos / 20, Math.min(TimeUnit.MILLISECONDS.toNanos(250), leaseNanos / 4));
     }
 
     /** Starts renewal and the deadline watch. Called once, right after the acquire. */

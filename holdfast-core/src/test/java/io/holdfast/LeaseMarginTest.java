@@ -18,9 +18,10 @@ class LeaseMarginTest {
     }
 
     @Test
-    void atLeast100msWhereTheLeaseAllowsButNeverMoreThanAQuarter() {
-        assertThat(marginMs(1_000)).isEqualTo(100);
-        assertThat(marginMs(200)).isEqualTo(50);
+    void atLeast250msWhereTheLeaseAllowsButNeverMoreThanAQuarter() {
+        assertThat(marginMs(2_000)).isEqualTo(250);
+        assertThat(marginMs(1_000)).isEqualTo(250);
+        assertThat(marginMs(400)).isEqualTo(100);
         assertThat(marginMs(100)).isEqualTo(25);
     }
 }

@@ -138,7 +138,8 @@ final class JdbcUri {
         return d;
     }
 
+    /** The backend's name in messages: the database, with {@code -native} for session locks. */
     String backendName() {
-        return kind.toLowerCase(Locale.ROOT);
+        return kind.toLowerCase(Locale.ROOT) + (nativeLocks ? "-native" : "");
     }
 }

@@ -47,7 +47,7 @@ final class NativeLockStore implements LockStore {
 
     @Override
     public String backend() {
-        return table.backend() + "-native";
+        return table.backend();
     }
 
     @Override
