@@ -1,0 +1,332 @@
+package io.holdfast.redis;
+
+import io.holdfast.HoldfastException;
+import io.holdfast.LockInfo;
+import io.holdfast.StoreUnavailableException;
+import io.holdfast.spi.Attempt;
+import io.holdfast.spi.HoldRef;
+import io.holdfast.spi.LockStore;
+import io.holdfast.spi.StoreTraits;
+import io.lettuce.core.KeyScanCursor;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScanCursor;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+
+/**
+ * Locks on one Redis deployment: a node, a Sentinel-watched master or a Cluster. Each operation is one
+ * script call ({@link LuaScript}); renewals of many holds go in one call per Cluster slot (one call in
+ * all on a single node).
+ */
+final class RedisLockStore implements LockStore {
+    private static final Logger log = LoggerFactory.getLogger(RedisLockStore.class);
+    private static final long QUEUE_TTL_MS = Duration.ofMinutes(5).toMillis();
+    private static final int SCAN_BATCH = 1_000;
+    private static final int MAX_SCANS = 100_000;
+
+    final RedisConnection connection;
+    final String clientId;
+    private final RedisTarget target;
+    private final LockKeys keys;
+    private final StoreTraits traits;
+    private final ReleaseWatches watches;
+
+    RedisLockStore(RedisTarget target, RedisConnection connection, String clientId) {
+        this.target = target;
+        this.connection = connection;
+        this.clientId = clientId;
+        this.keys = new LockKeys(target.prefix);
+        this.traits = new StoreTraits(consistency(target), true, Duration.ofMillis(100), target.maxPoll);
+        this.watches = new ReleaseWatches(connection, keys, clientId, this::passTurn);
+    }
+
+    /** Opens a store on a node, a Sentinel-watched master or a Cluster. */
+    static RedisLockStore open(RedisTarget target) {
+        RedisConnection c = new RedisConnection(target.backend(), target.address, target.mode == RedisTarget.Mode.CLUSTER,
+                target.uris, target.timeout);
+        return new RedisLockStore(target, c, newClientId());
+    }
+
+    static String newClientId() {
+        byte[] random = new byte[12];
+        new SecureRandom().nextBytes(random);
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(random);
+    }
+
+    private static String consistency(RedisTarget target) {
+        return switch (target.mode) {
+            case STANDALONE -> "best effort on one Redis node: exclusion holds while the node keeps its data "
+                    + "(a restart without persistence forgets every hold); leases by the server's clock";
+            case SENTINEL -> "best effort: replication is asynchronous, so a failover can lose a recent acquisition and let a "
+                    + "second holder in (fencing tokens stay above the lost ones; waitReplicas narrows the window, it is not consensus)";
+            case CLUSTER -> "best effort per slot: each lock lives on one master; replication is asynchronous, so a failover "
+                    + "can lose a recent acquisition (fencing tokens stay above the lost ones)";
+            case REDLOCK -> "one master of a Redlock quorum";
+        };
+    }
+
+    @Override
+    public String backend() {
+        return connection.backend;
+    }
+
+    @Override
+    public String address() {
+        return connection.address;
+    }
+
+    @Override
+    public StoreTraits traits() {
+        return traits;
+    }
+
+    // ----------------------------------------------------------------------------------------------- acquire
+
+    @Override
+    public Attempt tryAcquire(String name, String ownerId, String holder, Duration lease) {
+        if (target.waitReplicas > 0) {
+            return acquireReplicated(name, ownerId, holder, lease);
+        }
+        return Errors.await(acquireAsync(connection.commands, name, ownerId, holder, lease, 0), connection, "acquire '" + name + "'");
+    }
+
+    /** One acquire script call; {@code floor} raises a re-granted token (Redlock), 0 for none. */
+    CompletableFuture<Attempt> acquireAsync(String name, String ownerId, String holder, Duration lease, long floor) {
+        return acquireAsync(connection.commands, name, ownerId, holder, lease, floor);
+    }
+
+    private CompletableFuture<Attempt> acquireAsync(RedisClusterAsyncCommands<String, String> commands, String name, String ownerId,
+                                                    String holder, Duration lease, long floor) {
+        CompletableFuture<List<Object>> reply = LuaScript.ACQUIRE.run(commands, ScriptOutputType.MULTI, keys.forAcquire(name),
+                ownerId, holder, Long.toString(lease.toMillis()), clientId, Long.toString(QUEUE_TTL_MS), Long.toString(floor));
+        return reply.thenApply(r -> {
+            long value = (Long) r.get(1);
+            if ((Long) r.get(0) == 1L) {
+                return Attempt.acquired(value);
+            }
+            return Attempt.busy(value > 0 ? Duration.ofMillis(value) : null);
+        });
+    }
+
+    /** Acquire, then WAIT for the replicas on the same (dedicated) connection; pipelined, so one round trip plus replication. */
+    private Attempt acquireReplicated(String name, String ownerId, String holder, Duration lease) {
+        StatefulRedisConnection<String, String> c = connection.replicated();
+        CompletableFuture<Attempt> attempt = acquireAsync(c.async(), name, ownerId, holder, lease, 0);
+        CompletableFuture<Long> acked = c.async().waitForReplication(target.waitReplicas, target.waitTimeout.toMillis()).toCompletableFuture();
+        Attempt result = Errors.await(attempt, connection, "acquire '" + name + "'");
+        long replicas = Errors.await(acked, connection, "wait for replicas");
+        if (result.acquired() && replicas < target.waitReplicas) {
+            // The first EVALSHA may have missed (NOSCRIPT) and run again after the WAIT: wait once more.
+            replicas = Errors.await(c.async().waitForReplication(target.waitReplicas, target.waitTimeout.toMillis()).toCompletableFuture(),
+                    connection, "wait for replicas");
+        }
+        if (result.acquired() && replicas < target.waitReplicas) {
+            try {
+                release(name, ownerId);
+            } catch (RuntimeException e) {
+                log.debug("giving back '{}' after too few replica acknowledgements failed; it ends with its lease", name, e);
+            }
+            throw new StoreUnavailableException(backend(), address(), "only " + replicas + " of the " + target.waitReplicas
+                    + " replicas asked for (waitReplicas) acknowledged the acquisition of '" + name + "' within "
+                    + target.waitTimeout.toMillis() + " ms; it was given back", null);
+        }
+        return result;
+    }
+
+    // ----------------------------------------------------------------------------------------------- renew
+
+    @Override
+    public Set<String> renew(Collection<HoldRef> holds, Duration lease) {
+        if (holds.isEmpty()) {
+            return Set.of();
+        }
+        if (target.waitReplicas > 0) {
+            StatefulRedisConnection<String, String> c = connection.replicated();
+            CompletableFuture<Set<String>> renewed = renewAsync(c.async(), holds, lease);
+            CompletableFuture<Long> acked = c.async().waitForReplication(target.waitReplicas, target.waitTimeout.toMillis())
+                    .toCompletableFuture();
+            Set<String> result = Errors.await(renewed, connection, "renew " + holds.size() + " lease(s)");
+            long replicas = Errors.await(acked, connection, "wait for replicas");
+            if (replicas < target.waitReplicas) {
+                throw new StoreUnavailableException(backend(), address(), "only " + replicas + " of " + target.waitReplicas
+                        + " replicas acknowledged a renewal within " + target.waitTimeout.toMillis() + " ms", null);
+            }
+            return result;
+        }
+        return Errors.await(renewAsync(holds, lease), connection, "renew " + holds.size() + " lease(s)");
+    }
+
+    CompletableFuture<Set<String>> renewAsync(Collection<HoldRef> holds, Duration lease) {
+        return renewAsync(connection.commands, holds, lease);
+    }
+
+    /** One renew script call per slot on a Cluster (all sent at once), one call in all elsewhere. */
+    private CompletableFuture<Set<String>> renewAsync(RedisClusterAsyncCommands<String, String> commands, Collection<HoldRef> holds,
+                                                      Duration lease) {
+        Map<Integer, List<HoldRef>> groups = new LinkedHashMap<>();
+        for (HoldRef hold : holds) {
+            int slot = connection.cluster ? SlotHash.getSlot(keys.base(hold.name())) : 0;
+            groups.computeIfAbsent(slot, s -> new ArrayList<>()).add(hold);
+        }
+        String leaseMs = Long.toString(lease.toMillis());
+        List<CompletableFuture<List<String>>> calls = new ArrayList<>();
+        for (List<HoldRef> group : groups.values()) {
+            String[] k = new String[group.size()];
+            String[] args = new String[group.size() + 1];
+            args[0] = leaseMs;
+            for (int i = 0; i < group.size(); i++) {
+                k[i] = keys.base(group.get(i).name());
+                args[i + 1] = group.get(i).ownerId();
+            }
+            CompletableFuture<List<Object>> reply = LuaScript.RENEW.run(commands, ScriptOutputType.MULTI, k, args);
+            calls.add(reply.thenApply(positions -> {
+                List<String> owners = new ArrayList<>(positions.size());
+                for (Object p : positions) {
+                    owners.add(group.get((int) (long) (Long) p - 1).ownerId());
+                }
+                return owners;
+            }));
+        }
+        return CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new)).thenApply(done -> {
+            Set<String> renewed = new HashSet<>();
+            calls.forEach(c -> renewed.addAll(c.join()));
+            return renewed;
+        });
+    }
+
+    // ----------------------------------------------------------------------------------------------- release
+
+    @Override
+    public boolean release(String name, String ownerId) {
+        return Errors.await(releaseAsync(name, ownerId), connection, "release '" + name + "'");
+    }
+
+    CompletableFuture<Boolean> releaseAsync(String name, String ownerId) {
+        return runRelease("release", name, ownerId);
+    }
+
+    @Override
+    public boolean forceRelease(String name) {
+        return Errors.await(forceReleaseAsync(name), connection, "force-release '" + name + "'");
+    }
+
+    CompletableFuture<Boolean> forceReleaseAsync(String name) {
+        return runRelease("force", name, "");
+    }
+
+    /** A wake-up reached this client after its waiter for {@code name} left: hand the reservation on. */
+    private void passTurn(String name) {
+        if (target.handoff.isZero()) {
+            return;
+        }
+        runRelease("pass", name, clientId).exceptionally(e -> {
+            log.debug("passing the turn for '{}' on failed; the reservation ends by itself", name, e);
+            return false;
+        });
+    }
+
+    private CompletableFuture<Boolean> runRelease(String mode, String name, String ownerOrClient) {
+        CompletableFuture<Long> reply = LuaScript.RELEASE.run(connection.commands, ScriptOutputType.INTEGER, keys.forRelease(name),
+                mode, ownerOrClient, keys.wakePrefix(name), Long.toString(target.handoff.toMillis()));
+        return reply.thenApply(r -> r == 1L);
+    }
+
+    // ----------------------------------------------------------------------------------------------- waiting
+
+    @Override
+    public AutoCloseable watchReleases(String name, String ownerId, Runnable onRelease) {
+        return watches.watch(name, payload -> onRelease.run());
+    }
+
+    /** Calls {@code onRelease} with each wake-up's payload (the released token) for this client. */
+    AutoCloseable watch(String name, Consumer<String> onRelease) {
+        return watches.watch(name, onRelease);
+    }
+
+    // ----------------------------------------------------------------------------------------------- operators
+
+    @Override
+    public Optional<LockInfo> inspect(String name) {
+        return Errors.await(inspectAsync(name), connection, "inspect '" + name + "'");
+    }
+
+    CompletableFuture<Optional<LockInfo>> inspectAsync(String name) {
+        CompletableFuture<List<Object>> reply = LuaScript.INSPECT.run(connection.commands, ScriptOutputType.MULTI, keys.forInspect(name));
+        return reply.thenApply(r -> {
+            String owner = (String) r.get(0);
+            String holder = (String) r.get(1);
+            String token = (String) r.get(2);
+            long pttl = (Long) r.get(3);
+            String last = (String) r.get(4);
+            if (owner != null && token != null && pttl > 0) {
+                return Optional.of(new LockInfo(name, true, holder, owner, Long.parseLong(token), Duration.ofMillis(pttl)));
+            }
+            if (last == null) {
+                return Optional.empty();
+            }
+            return Optional.of(new LockInfo(name, false, null, null, Long.parseLong(last), null));
+        });
+    }
+
+    @Override
+    public List<LockInfo> list(String prefix, int limit) {
+        List<String> names = names(prefix);
+        List<CompletableFuture<Optional<LockInfo>>> infos = new ArrayList<>();
+        for (String name : names) {
+            infos.add(inspectAsync(name));
+        }
+        List<LockInfo> held = new ArrayList<>();
+        for (CompletableFuture<Optional<LockInfo>> info : infos) {
+            Errors.await(info, connection, "inspect a lock").filter(LockInfo::held).ifPresent(held::add);
+        }
+        held.sort(Comparator.comparing(LockInfo::name));
+        return held.size() > limit ? List.copyOf(held.subList(0, limit)) : held;
+    }
+
+    /** Names with a lock hash under {@code prefix}, found by SCAN (over every master of a Cluster). */
+    List<String> names(String prefix) {
+        RedisClusterAsyncCommands<String, String> commands = connection.commands;
+        ScanArgs args = ScanArgs.Builder.matches(keys.scanPattern(prefix)).limit(SCAN_BATCH);
+        List<String> names = new ArrayList<>();
+        ScanCursor cursor = ScanCursor.INITIAL;
+        for (int i = 0; i < MAX_SCANS; i++) {
+            KeyScanCursor<String> page = Errors.await(commands.scan(cursor, args).toCompletableFuture(), connection, "list locks");
+            for (String key : page.getKeys()) {
+                String name = keys.nameOfLockKey(key);
+                if (name != null) {
+                    names.add(name);
+                }
+            }
+            if (page.isFinished()) {
+                return names;
+            }
+            cursor = page;
+        }
+        throw new HoldfastException(backend() + " store at " + address() + ": listing locks took more than " + MAX_SCANS + " SCAN calls");
+    }
+
+    @Override
+    public void close() {
+        watches.close();
+        connection.close();
+    }
+}

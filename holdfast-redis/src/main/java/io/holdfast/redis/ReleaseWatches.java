@@ -1,0 +1,158 @@
+package io.holdfast.redis;
+
+import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+
+/**
+ * This store's wake-up subscriptions: one shard channel per lock name that someone here waits for
+ * ({@code P{N}:wake:CLIENT}), subscribed on the one pub/sub connection while at least one watcher of
+ * the name is registered, and unsubscribed when the last one leaves. A release publishes to one waiting
+ * client's channel only, so only this process's head waiter (the core's one watcher per name) wakes.
+ *
+ * <p>A wake-up for a name nobody here waits for any more (the waiter gave up in between) is passed on
+ * to the next queued client at once. After Lettuce re-subscribes a channel on a new connection, every
+ * watcher of that name is woken, since releases during the outage were not heard.
+ */
+final class ReleaseWatches implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(ReleaseWatches.class);
+
+    private final RedisConnection connection;
+    private final LockKeys keys;
+    private final String clientId;
+    private final Consumer<String> unclaimed;
+    // Guarded by this.
+    private final Map<String, Watched> byName = new HashMap<>();
+    private StatefulRedisPubSubConnection<String, String> pubSub;
+    private boolean closed;
+
+    private static final class Watched {
+        final List<Consumer<String>> watchers = new CopyOnWriteArrayList<>();
+        boolean confirmed;
+    }
+
+    /**
+     * @param unclaimed called with a lock name when a wake-up arrives that nobody here wants
+     */
+    ReleaseWatches(RedisConnection connection, LockKeys keys, String clientId, Consumer<String> unclaimed) {
+        this.connection = connection;
+        this.keys = keys;
+        this.clientId = clientId;
+        this.unclaimed = unclaimed;
+    }
+
+    /** Calls {@code onRelease} with the release's payload when this client is woken for {@code name}. */
+    AutoCloseable watch(String name, Consumer<String> onRelease) {
+        String channel = keys.wakeChannel(name, clientId);
+        synchronized (this) {
+            if (closed) {
+                return () -> { };
+            }
+            StatefulRedisPubSubConnection<String, String> ps = pubSubLocked();
+            Watched w = byName.get(name);
+            if (w == null) {
+                w = new Watched();
+                byName.put(name, w);
+                ps.async().ssubscribe(channel).exceptionally(e -> {
+                    log.debug("subscribing to {} failed; waiters on '{}' poll", channel, name, e);
+                    return null;
+                });
+            }
+            w.watchers.add(onRelease);
+        }
+        return () -> unwatch(name, channel, onRelease);
+    }
+
+    private void unwatch(String name, String channel, Consumer<String> onRelease) {
+        synchronized (this) {
+            Watched w = byName.get(name);
+            if (w == null || !w.watchers.remove(onRelease) || !w.watchers.isEmpty()) {
+                return;
+            }
+            byName.remove(name);
+            if (!closed && pubSub != null) {
+                pubSub.async().sunsubscribe(channel).exceptionally(e -> null);
+            }
+        }
+    }
+
+    private StatefulRedisPubSubConnection<String, String> pubSubLocked() {
+        if (pubSub == null) {
+            pubSub = connection.pubSub();
+            pubSub.addListener(new RedisPubSubAdapter<>() {
+                @Override
+                public void smessage(String channel, String message) {
+                    delivered(channel, message);
+                }
+
+                @Override
+                public void ssubscribed(String channel, long count) {
+                    resubscribed(channel);
+                }
+            });
+        }
+        return pubSub;
+    }
+
+    private void delivered(String channel, String payload) {
+        String name = keys.nameOfWakeChannel(channel);
+        if (name == null) {
+            return;
+        }
+        List<Consumer<String>> watchers;
+        synchronized (this) {
+            Watched w = byName.get(name);
+            watchers = w == null ? List.of() : w.watchers;
+        }
+        if (watchers.isEmpty()) {
+            unclaimed.accept(name);
+            return;
+        }
+        for (Consumer<String> watcher : watchers) {
+            watcher.accept(payload);
+        }
+    }
+
+    private void resubscribed(String channel) {
+        String name = keys.nameOfWakeChannel(channel);
+        if (name == null) {
+            return;
+        }
+        List<Consumer<String>> watchers;
+        synchronized (this) {
+            Watched w = byName.get(name);
+            if (w == null) {
+                return;
+            }
+            if (!w.confirmed) {
+                w.confirmed = true; // the first subscription: the waiter's own polls cover the moment before it
+                return;
+            }
+            watchers = w.watchers;
+        }
+        log.debug("re-subscribed to {}; waking its waiters, since releases during the outage were not heard", channel);
+        for (Consumer<String> watcher : watchers) {
+            watcher.accept("resubscribed");
+        }
+    }
+
+    /** How many names have a subscription, for tests. */
+    synchronized int subscribedNames() {
+        return byName.size();
+    }
+
+    @Override
+    public void close() {
+        synchronized (this) {
+            closed = true;
+            byName.clear();
+        }
+    }
+}
