@@ -1,0 +1,106 @@
+package io.holdfast.cli;
+
+import io.holdfast.HoldfastException;
+import io.holdfast.StoreUnavailableException;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+import java.io.PrintWriter;
+
+/**
+ * The {@code holdfast} command: distributed locks for shell scripts and operators. {@link #main} runs
+ * it and exits with the status {@link ExitCodes} documents.
+ */
+@Command(name = "holdfast",
+        mixinStandardHelpOptions = true, scope = CommandLine.ScopeType.INHERIT,
+        versionProvider = HoldfastCli.Version.class,
+        description = "Distributed locks for shell scripts and operators: run a command while holding a lock, "
+                + "inspect and release locks, and watch the flash-sale demo.",
+        subcommands = {RunCommand.class, StatusCommand.class, ListCommand.class, ReleaseCommand.class,
+                InitCommand.class, DemoCommand.class, DemoWorker.class, CommandLine.HelpCommand.class},
+        footerHeading = "%nExit status:%n",
+        footer = {"  0    success (run: COMMAND's own status)",
+                "  64   usage error: unknown option, bad duration, bad lock name, missing command",
+                "  69   the lock store is unreachable",
+                "  70   internal error",
+                "  75   run: the lock was not acquired within --wait",
+                "  76   run: the hold was lost while COMMAND ran; COMMAND was terminated",
+                "  127  run: COMMAND could not be started",
+                "  128+N  run: holdfast got signal N while waiting for the lock",
+                "",
+                "Environment: HOLDFAST_URI is the store used when --uri is not given (default sqlite:, "
+                        + "a file under ~/.holdfast)."})
+public final class HoldfastCli implements Runnable {
+    @Spec
+    CommandSpec spec;
+
+    private HoldfastCli() {
+    }
+
+    @Override
+    public void run() {
+        throw new ParameterException(spec.commandLine(), "missing command; one of: run, status, list, release, init, demo");
+    }
+
+    /** Runs the command line and exits the JVM with its status. */
+    public static void main(String[] args) {
+        System.exit(execute(args));
+    }
+
+    /** Runs the command line and returns its exit status (without exiting). */
+    static int execute(String... args) {
+        return commandLine().execute(args);
+    }
+
+    static CommandLine commandLine() {
+        CommandLine cl = new CommandLine(new HoldfastCli());
+        cl.setParameterExceptionHandler(HoldfastCli::usageError);
+        cl.setExecutionExceptionHandler((e, commandLine, parseResult) -> failure(e, commandLine.getErr()));
+        return cl;
+    }
+
+    private static int usageError(ParameterException e, String[] args) {
+        CommandLine cl = e.getCommandLine();
+        PrintWriter err = cl.getErr();
+        err.println("holdfast: " + e.getMessage());
+        CommandLine.UnmatchedArgumentException.printSuggestions(e, err);
+        err.println("Try '" + cl.getCommandSpec().qualifiedName() + " --help' for more information.");
+        err.flush();
+        return ExitCodes.USAGE;
+    }
+
+    /** Maps an exception that escaped a command to a message and an exit status. */
+    static int failure(Exception e, PrintWriter err) {
+        int status;
+        if (e instanceof StoreUnavailableException) {
+            err.println("holdfast: " + e.getMessage());
+            status = ExitCodes.STORE_UNAVAILABLE;
+        } else if (e instanceof IllegalArgumentException) {
+            // Bad names, durations and URIs, found by the core or a backend; the message says what is allowed.
+            err.println("holdfast: " + e.getMessage());
+            status = ExitCodes.USAGE;
+        } else if (e instanceof HoldfastException) {
+            err.println("holdfast: " + e.getMessage());
+            status = ExitCodes.INTERNAL;
+        } else {
+            err.println("holdfast: internal error: " + e);
+            e.printStackTrace(err);
+            status = ExitCodes.INTERNAL;
+        }
+        err.flush();
+        return status;
+    }
+
+    /** The version from the jar's manifest. */
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String v = HoldfastCli.class.getPackage().getImplementationVersion();
+            return new String[] {"holdfast " + (v == null ? "(development build)" : v),
+                    "Java " + System.getProperty("java.version") + " (" + System.getProperty("java.vm.name") + ")"};
+        }
+    }
+}

@@ -1,0 +1,62 @@
+package io.holdfast.cli;
+
+import io.holdfast.Holdfast;
+import io.holdfast.LockInfo;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+/** {@code holdfast list [PREFIX]}: the held locks, in name order. */
+@Command(name = "list", sortOptions = false,
+        description = "Lists held locks whose names start with PREFIX (all if omitted), in name order.")
+final class ListCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+    @Mixin
+    StoreOptions store;
+    @Option(names = "--json", description = "Print a JSON array of objects: name, held, holder, ownerId, "
+            + "fencingToken, leaseRemainingMillis.")
+    boolean json;
+    @Option(names = "--limit", paramLabel = "N", defaultValue = "100",
+            description = "Show at most N locks (default: ${DEFAULT-VALUE}).")
+    int limit;
+    @Parameters(paramLabel = "PREFIX", arity = "0..1", defaultValue = "", description = "Name prefix, e.g. jobs/.")
+    String prefix;
+
+    @Override
+    public Integer call() {
+        if (limit < 1) {
+            throw new ParameterException(spec.commandLine(), "--limit " + limit + " is not allowed; allowed: 1 or more");
+        }
+        List<LockInfo> locks;
+        try (Holdfast holdfast = store.connect()) {
+            locks = holdfast.admin().list(prefix, limit);
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        if (json) {
+            List<Object> array = new ArrayList<>();
+            for (LockInfo info : locks) {
+                array.add(LockViews.json(info));
+            }
+            out.println(Json.write(array));
+        } else if (locks.isEmpty()) {
+            out.println(prefix.isEmpty() ? "no held locks" : "no held locks start with '" + prefix + "'");
+        } else {
+            out.print(LockViews.table(locks).render());
+            if (locks.size() == limit) {
+                out.println("(showing the first " + limit + "; raise --limit for more)");
+            }
+        }
+        out.flush();
+        return ExitCodes.OK;
+    }
+}

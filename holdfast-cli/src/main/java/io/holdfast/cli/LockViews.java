@@ -1,0 +1,59 @@
+package io.holdfast.cli;
+
+import io.holdfast.LockInfo;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+
+/** How {@code status} and {@code list} show locks, to people and to programs. */
+final class LockViews {
+    private LockViews() {
+    }
+
+    static Table table(List<LockInfo> locks) {
+        Table table = new Table("NAME", "HELD", "HOLDER", "OWNER ID", "TOKEN", "LEASE LEFT").alignRight(4, 5);
+        for (LockInfo info : locks) {
+            table.row(info.name(), info.held() ? "yes" : "no", info.holder(), info.ownerId(), info.fencingToken(),
+                    info.held() ? leaseLeft(info.leaseRemaining()) : null);
+        }
+        return table;
+    }
+
+    static Json.Obj json(LockInfo info) {
+        return json(info, null);
+    }
+
+    /** With {@code known} (for status) second, if not null. */
+    static Json.Obj json(LockInfo info, Boolean known) {
+        Json.Obj obj = Json.object().put("name", info.name());
+        if (known != null) {
+            obj.put("known", known);
+        }
+        return obj
+                .put("held", info.held())
+                .put("holder", info.holder())
+                .put("ownerId", info.ownerId())
+                .put("fencingToken", info.fencingToken())
+                .put("leaseRemainingMillis", info.leaseRemaining() == null ? null : info.leaseRemaining().toMillis());
+    }
+
+    /** {@code 850ms}, {@code 27.3s}, {@code 4m05s}, {@code 2h10m}; {@code -} if unknown. */
+    static String leaseLeft(Duration d) {
+        if (d == null) {
+            return "-";
+        }
+        long ms = Math.max(0, d.toMillis());
+        if (ms < 1000) {
+            return ms + "ms";
+        }
+        if (ms < 60_000) {
+            return String.format(Locale.ROOT, "%.1fs", ms / 1000.0);
+        }
+        long s = ms / 1000;
+        if (s < 3600) {
+            return String.format(Locale.ROOT, "%dm%02ds", s / 60, s % 60);
+        }
+        return String.format(Locale.ROOT, "%dh%02dm", s / 3600, (s % 3600) / 60);
+    }
+}
