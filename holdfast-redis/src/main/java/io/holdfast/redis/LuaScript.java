@@ -131,11 +131,16 @@ final class LuaScript {
             return {h[1], h[2], h[3], redis.call('PTTL', KEYS[1]), redis.call('GET', KEYS[2])}
             """);
 
+    /** Every script, for loading them ahead of use. */
+    static final java.util.List<LuaScript> ALL = java.util.List.of(ACQUIRE, RENEW, RELEASE, INSPECT);
+
     final String name;
     final String source;
     final String sha;
     /** Calls sent by this process, for tests and benchmarks. */
     final LongAdder calls = new LongAdder();
+    /** Of those, the ones the server did not know the script for and that were sent again with its source. */
+    static final LongAdder RELOADS = new LongAdder();
 
     private LuaScript(String name, String source) {
         this.name = name;
@@ -155,6 +160,7 @@ final class LuaScript {
             Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
             if (cause instanceof RedisNoScriptException
                     || (cause.getMessage() != null && cause.getMessage().startsWith("NOSCRIPT"))) {
+                RELOADS.increment();
                 return commands.<T>eval(source, type, keys, args).toCompletableFuture();
             }
             return CompletableFuture.<T>failedFuture(cause);

@@ -57,6 +57,25 @@ final class RedisLockStore implements LockStore {
         this.keys = new LockKeys(target.prefix);
         this.traits = new StoreTraits(consistency(target), true, Duration.ofMillis(100), target.maxPoll);
         this.watches = new ReleaseWatches(connection, keys, clientId, this::passTurn);
+        preload();
+    }
+
+    /**
+     * Loads the scripts (on every master of a Cluster) so the first calls find them; a server that loses
+     * them later (restart, failover) gets them again from the NOSCRIPT fallback.
+     */
+    private void preload() {
+        List<CompletableFuture<String>> loads = new ArrayList<>();
+        for (LuaScript script : LuaScript.ALL) {
+            loads.add(connection.commands.scriptLoad(script.source).toCompletableFuture());
+        }
+        for (CompletableFuture<String> load : loads) {
+            try {
+                Errors.await(load, connection, "load the lock scripts");
+            } catch (RuntimeException e) {
+                log.debug("loading the lock scripts on {} failed; they load on first use", address(), e);
+            }
+        }
     }
 
     /** Opens a store on a node, a Sentinel-watched master or a Cluster. */
@@ -103,6 +122,7 @@ final class RedisLockStore implements LockStore {
 
     @Override
     public Attempt tryAcquire(String name, String ownerId, String holder, Duration lease) {
+        watches.countAttempt(name);
         if (target.waitReplicas > 0) {
             return acquireReplicated(name, ownerId, holder, lease);
         }
@@ -111,6 +131,9 @@ final class RedisLockStore implements LockStore {
 
     /** One acquire script call; {@code floor} raises a re-granted token (Redlock), 0 for none. */
     CompletableFuture<Attempt> acquireAsync(String name, String ownerId, String holder, Duration lease, long floor) {
+        if (floor == 0) {
+            watches.countAttempt(name);
+        }
         return acquireAsync(connection.commands, name, ownerId, holder, lease, floor);
     }
 

@@ -36,6 +36,7 @@ final class ReleaseWatches implements AutoCloseable {
     private static final class Watched {
         final List<Consumer<String>> watchers = new CopyOnWriteArrayList<>();
         boolean confirmed;
+        volatile boolean woken;
     }
 
     /**
@@ -110,11 +111,15 @@ final class ReleaseWatches implements AutoCloseable {
         synchronized (this) {
             Watched w = byName.get(name);
             watchers = w == null ? List.of() : w.watchers;
+            if (w != null) {
+                w.woken = true;
+            }
         }
         if (watchers.isEmpty()) {
             unclaimed.accept(name);
             return;
         }
+        AttemptCounters.WAKE_UPS_DELIVERED.increment();
         for (Consumer<String> watcher : watchers) {
             watcher.accept(payload);
         }
@@ -140,6 +145,22 @@ final class ReleaseWatches implements AutoCloseable {
         log.debug("re-subscribed to {}; waking its waiters, since releases during the outage were not heard", channel);
         for (Consumer<String> watcher : watchers) {
             watcher.accept("resubscribed");
+        }
+    }
+
+    /** Counts an acquire attempt by its cause (see {@link AttemptCounters}). */
+    void countAttempt(String name) {
+        Watched w;
+        synchronized (this) {
+            w = byName.get(name);
+        }
+        if (w == null) {
+            AttemptCounters.FIRST.increment();
+        } else if (w.woken) {
+            w.woken = false;
+            AttemptCounters.WOKEN.increment();
+        } else {
+            AttemptCounters.POLLED.increment();
         }
     }
 
