@@ -19,7 +19,7 @@ import java.util.concurrent.Callable;
  * The benchmark's command line: runs Holdfast, ShedLock and Spring Integration's JdbcLockRegistry side
  * by side on one PostgreSQL database and prints Markdown tables. See holdfast-bench/README.md.
  */
-@Command(name = "holdfast-bench", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(name = "holdfast-bench", mixinStandardHelpOptions = true, sortOptions = false, versionProvider = BenchMain.Versions.class,
         description = "Holdfast vs ShedLock vs Spring Integration JdbcLockRegistry on one PostgreSQL database.")
 public final class BenchMain implements Callable<Integer> {
     private static final Settings DEFAULTS = Settings.defaults();
@@ -100,6 +100,15 @@ public final class BenchMain implements Callable<Integer> {
         return Runtime.getRuntime().availableProcessors() + " cores, " + System.getProperty("os.name") + " "
                 + System.getProperty("os.arch") + ", Java " + System.getProperty("java.version") + " ("
                 + System.getProperty("java.vm.name") + ")";
+    }
+
+    /** The benchmarked versions, for {@code --version}. */
+    static final class Versions implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            return new String[] {"holdfast-bench " + Contender.version("holdfast"), "ShedLock " + Contender.version("shedlock"),
+                    "Spring Integration " + Contender.version("spring-integration")};
+        }
     }
 
     /** Reads durations as Holdfast does: {@code 500ms}, {@code 10s}, {@code 5m}, or ISO-8601. */

@@ -36,7 +36,7 @@ final class Benchmark {
     }
 
     /** Row 1: one client thread takes and releases one free lock, over and over. */
-    record Uncontended(String library, long ops, double seconds, Histogram latency, long roundTrips) {
+    record Uncontended(String library, long ops, double seconds, Histogram latency, long roundTrips, long nanosInJdbc) {
         double opsPerSecond() {
             return ops / seconds;
         }
@@ -151,8 +151,8 @@ final class Benchmark {
                 now = done;
             }
             double seconds = (now - start) / 1e9;
-            long roundTrips = JdbcCounter.snapshot().minus(before).roundTrips();
-            return new Uncontended(contender.name(), ops, seconds, latency, roundTrips);
+            JdbcCounter.Snapshot during = JdbcCounter.snapshot().minus(before);
+            return new Uncontended(contender.name(), ops, seconds, latency, during.roundTrips(), during.nanosInCalls());
         }
     }
 

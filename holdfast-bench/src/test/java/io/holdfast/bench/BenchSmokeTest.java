@@ -61,6 +61,7 @@ class BenchSmokeTest {
             // An acquire and a release each reach the server at least once.
             assertThat(r.roundTrips()).as(o.library()).isGreaterThanOrEqualTo(2 * r.ops());
             assertThat(r.opsPerSecond()).as(o.library()).isPositive();
+            assertThat(r.nanosInJdbc()).as(o.library()).isPositive();
         }
     }
 
