@@ -1,0 +1,296 @@
+package io.holdfast.zookeeper;
+
+import io.holdfast.Durations;
+import io.holdfast.HoldfastException;
+import io.holdfast.StoreUnavailableException;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryNTimes;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.WatchedEvent;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.ZooKeeper;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * One ZooKeeper session with a given timeout. Curator's framework keeps it connected: it moves between
+ * the ensemble's servers, and replaces an expired session with a new one. Nothing else of Curator is
+ * used: the store issues plain ZooKeeper requests on {@link #zk()}, asynchronously, with its own
+ * timeouts, and never retries a create behind the caller's back (Curator's retry loop would, and a
+ * retried create after a lost reply is how a second node leaks).
+ *
+ * <p>It also dispatches release watches: one {@link Watcher} per session, registered on every
+ * predecessor a waiter of this session watches, fans a node's deletion out to the waiters registered
+ * for that path. ZooKeeper keeps one watch per path and watcher, so re-watching the same predecessor
+ * after each refused attempt costs nothing more.
+ */
+final class Session implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(Session.class);
+    private static final AtomicInteger SESSIONS = new AtomicInteger();
+    private static final Set<KeeperException.Code> UNAVAILABLE = Set.of(KeeperException.Code.CONNECTIONLOSS,
+            KeeperException.Code.SESSIONEXPIRED, KeeperException.Code.SESSIONMOVED, KeeperException.Code.OPERATIONTIMEOUT,
+            KeeperException.Code.REQUESTTIMEOUT, KeeperException.Code.NEWCONFIGNOQUORUM, KeeperException.Code.RECONFIGINPROGRESS,
+            KeeperException.Code.THROTTLEDOP);
+
+    final ZooKeeperUri uri;
+    final long requestedTimeoutMs;
+    private final CuratorFramework curator;
+    private final ConcurrentHashMap<String, Set<Registration>> watched = new ConcurrentHashMap<>();
+    private final LongAdder wakeUps;
+    /** The one watcher of this session's release watches. */
+    final Watcher releaseWatcher = this::dispatch;
+
+    private Session(ZooKeeperUri uri, long timeoutMs, LongAdder wakeUps) {
+        this.uri = uri;
+        this.requestedTimeoutMs = timeoutMs;
+        this.wakeUps = wakeUps;
+        int id = SESSIONS.incrementAndGet();
+        AtomicInteger threads = new AtomicInteger();
+        ThreadFactory daemons = r -> {
+            Thread t = new Thread(r, "holdfast-zk-" + id + "-" + threads.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
+        CuratorFrameworkFactory.Builder builder = CuratorFrameworkFactory.builder()
+                .connectString(uri.connectString)
+                .sessionTimeoutMs((int) Math.min(Integer.MAX_VALUE, timeoutMs))
+                .connectionTimeoutMs((int) uri.connectTimeout.toMillis())
+                // No retries: every call is one attempt, and the store decides what a lost reply means.
+                .retryPolicy(new RetryNTimes(0, 0))
+                // Keep the servers the URI names (a tracker would swap a proxy address for the real one).
+                .ensembleTracker(false)
+                .threadFactory(daemons);
+        if (uri.digest != null) {
+            builder.authorization("digest", uri.digest.getBytes(StandardCharsets.UTF_8));
+        }
+        this.curator = builder.build();
+    }
+
+    /**
+     * Opens a session and waits until it is connected.
+     *
+     * @throws StoreUnavailableException if no server answers within the URI's connect timeout
+     */
+    static Session open(ZooKeeperUri uri, long timeoutMs, LongAdder wakeUps) {
+        Session s = new Session(uri, timeoutMs, wakeUps);
+        boolean connected;
+        try {
+            s.curator.start();
+            connected = s.curator.blockUntilConnected((int) uri.connectTimeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            s.close();
+            throw new HoldfastException("interrupted while connecting to ZooKeeper at " + uri.address, e);
+        } catch (RuntimeException e) {
+            s.close();
+            throw new StoreUnavailableException(ZooKeeperLockStore.BACKEND, uri.address, "cannot connect: " + e.getMessage(), e);
+        }
+        if (!connected) {
+            s.close();
+            throw new StoreUnavailableException(ZooKeeperLockStore.BACKEND, uri.address,
+                    "no server answered within the connect timeout of " + Durations.format(uri.connectTimeout), null);
+        }
+        return s;
+    }
+
+    /** Whether the session is connected to a server right now. */
+    boolean connected() {
+        return curator.getZookeeperClient().isConnected();
+    }
+
+    /**
+     * The current ZooKeeper handle, connected: waits up to {@code waitMs} for a connection.
+     *
+     * @throws StoreUnavailableException if not connected in time
+     */
+    ZooKeeper zk(long waitMs) {
+        try {
+            if (!connected() && (waitMs <= 0 || !curator.blockUntilConnected((int) waitMs, TimeUnit.MILLISECONDS))) {
+                throw unavailable("not connected to any server", null);
+            }
+            return curator.getZookeeperClient().getZooKeeper();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new HoldfastException("interrupted while waiting for a ZooKeeper connection to " + uri.address, e);
+        } catch (StoreUnavailableException e) {
+            throw e;
+        } catch (Exception e) {
+            throw unavailable("not connected: " + e.getMessage(), e);
+        }
+    }
+
+    /** The current session id, or 0 while there is none. */
+    long sessionId() {
+        try {
+            return curator.getZookeeperClient().getZooKeeper().getSessionId();
+        } catch (Exception e) {
+            return 0;
+        }
+    }
+
+    /** The session timeout the servers granted (0 before the first connection). */
+    int negotiatedTimeoutMs() {
+        return curator.getZookeeperClient().getLastNegotiatedSessionTimeoutMs();
+    }
+
+    /** The session's password, for tests that close the session from another handle. */
+    byte[] password() throws Exception {
+        return curator.getZookeeperClient().getZooKeeper().getSessionPasswd();
+    }
+
+    /** The current handle without waiting, for tests. */
+    ZooKeeper handleForTests() throws Exception {
+        return curator.getZookeeperClient().getZooKeeper();
+    }
+
+    /**
+     * Waits for an asynchronous request.
+     *
+     * @throws KeeperException for answers the caller handles (no node, node exists, ...)
+     * @throws StoreUnavailableException when the server did not answer in time or the connection broke
+     */
+    <T> T await(CompletableFuture<T> reply, long timeoutMs, String what) throws KeeperException {
+        try {
+            return reply.get(timeoutMs, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new HoldfastException("interrupted while waiting for ZooKeeper to " + what, e);
+        } catch (TimeoutException e) {
+            throw unavailable("no answer within " + timeoutMs + " ms to " + what, e);
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof KeeperException ke) {
+                if (UNAVAILABLE.contains(ke.code())) {
+                    throw unavailable(what + " failed: " + ke.code(), ke);
+                }
+                throw ke;
+            }
+            throw new HoldfastException("ZooKeeper request to " + what + " failed", cause);
+        }
+    }
+
+    StoreUnavailableException unavailable(String detail, Throwable cause) {
+        return new StoreUnavailableException(ZooKeeperLockStore.BACKEND, uri.address,
+                detail + " (session timeout " + requestedTimeoutMs + " ms)", cause);
+    }
+
+    /** Completes {@code reply} from a ZooKeeper result code. */
+    static <T> void complete(CompletableFuture<T> reply, int rc, String path, T value) {
+        if (rc == KeeperException.Code.OK.intValue()) {
+            reply.complete(value);
+        } else {
+            reply.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), path));
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Release watches
+
+    /** One waiter's interest in the deletion of one predecessor node; runs its callback at most once. */
+    final class Registration implements AutoCloseable {
+        final String path;
+        private final Runnable onRelease;
+        private final AtomicBoolean done = new AtomicBoolean();
+
+        Registration(String path, Runnable onRelease) {
+            this.path = path;
+            this.onRelease = onRelease;
+        }
+
+        void fire() {
+            if (done.compareAndSet(false, true)) {
+                forget(this);
+                wakeUps.increment();
+                try {
+                    onRelease.run();
+                } catch (RuntimeException e) {
+                    log.warn("a release callback for {} threw", path, e);
+                }
+            }
+        }
+
+        @Override
+        public void close() {
+            if (done.compareAndSet(false, true)) {
+                forget(this);
+            }
+        }
+    }
+
+    /**
+     * Adds a registration for {@code path}.
+     *
+     * @return whether a watch on that path is already armed (an earlier registration waits for it), so no
+     *         new watch needs to be set
+     */
+    boolean register(Registration r) {
+        boolean[] armed = {false};
+        watched.compute(r.path, (p, set) -> {
+            if (set == null) {
+                set = ConcurrentHashMap.newKeySet();
+            } else {
+                armed[0] = !set.isEmpty();
+            }
+            set.add(r);
+            return set;
+        });
+        return armed[0];
+    }
+
+    private void forget(Registration r) {
+        watched.computeIfPresent(r.path, (p, set) -> {
+            set.remove(r);
+            return set.isEmpty() ? null : set;
+        });
+    }
+
+    /** Fires every registration waiting for {@code path}. */
+    void fireAll(String path) {
+        Set<Registration> regs = watched.remove(path);
+        if (regs != null) {
+            for (Registration r : regs) {
+                r.fire();
+            }
+        }
+    }
+
+    private void dispatch(WatchedEvent event) {
+        if (event.getType() == Watcher.Event.EventType.None) {
+            if (event.getState() == Watcher.Event.KeeperState.Expired || event.getState() == Watcher.Event.KeeperState.Closed) {
+                // The session's watches are gone with it: let every waiter attempt again (and re-queue).
+                List<String> paths = new ArrayList<>(watched.keySet());
+                for (String p : paths) {
+                    fireAll(p);
+                }
+            }
+            return;
+        }
+        if (event.getPath() != null) {
+            fireAll(event.getPath());
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            curator.close();
+        } catch (RuntimeException e) {
+            log.debug("closing the ZooKeeper session to {} failed", uri.address, e);
+        }
+    }
+}
