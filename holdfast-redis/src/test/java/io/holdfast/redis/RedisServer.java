@@ -227,9 +227,34 @@ final class RedisServer implements AutoCloseable {
         return 0;
     }
 
+    /** SIGSTOP: the server stops in its tracks (its sockets stay open, nothing is read or answered). */
+    void pause() {
+        signal("-STOP");
+    }
+
+    /** SIGCONT after {@link #pause()}. */
+    void resume() {
+        signal("-CONT");
+    }
+
+    private void signal(String signal) {
+        try {
+            Process kill = new ProcessBuilder("kill", signal, Long.toString(process.pid())).inheritIO().start();
+            if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+                throw new IllegalStateException("kill " + signal + " " + process.pid() + " failed");
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+
     /** SIGKILL: the server dies at once, without saving or telling anyone. */
     void kill() {
         if (process != null && process.isAlive()) {
+            process.destroyForcibly(); // SIGKILL ends a stopped process too
             process.destroyForcibly();
             try {
                 process.waitFor(10, TimeUnit.SECONDS);
