@@ -32,7 +32,7 @@ abstract class Dialect {
     /** The database's current time in ms since the epoch, as a SQL expression. */
     abstract String now();
 
-    /** Statements that create the table and its owner index if they do not exist. */
+    /** Statements that create the table if it does not exist. */
     abstract List<String> ddl();
 
     /** Runs {@link #ddl()} so that concurrent first users do not trip over each other. */
@@ -73,24 +73,20 @@ abstract class Dialect {
 
     /**
      * Extends the leases of the given holds that are still owned; returns their owner ids. Base version:
-     * one UPDATE, then one SELECT to learn which owners still hold.
+     * one UPDATE, then one SELECT to learn which owners still hold, both by primary key and owner
+     * ({@code (lock_name, owner_id) IN (...)}), so the table needs no index on owner_id and updates of
+     * the lock row never touch an index.
      */
     Set<String> renew(Connection c, Collection<HoldRef> holds, Duration lease) throws SQLException {
-        String in = placeholders(holds.size());
-        try (PreparedStatement ps = c.prepareStatement("UPDATE " + table + " SET expires_at = " + now() + " + ? WHERE owner_id IN (" + in + ")")) {
+        String pairs = pairs(holds.size());
+        try (PreparedStatement ps = c.prepareStatement("UPDATE " + table + " SET expires_at = " + now() + " + ? WHERE (lock_name, owner_id) IN (" + pairs + ")")) {
             ps.setLong(1, lease.toMillis());
-            int i = 2;
-            for (HoldRef h : holds) {
-                ps.setString(i++, h.ownerId());
-            }
+            bindPairs(ps, 2, holds);
             ps.executeUpdate();
         }
         Set<String> renewed = new HashSet<>();
-        try (PreparedStatement ps = c.prepareStatement("SELECT owner_id FROM " + table + " WHERE owner_id IN (" + in + ")")) {
-            int i = 1;
-            for (HoldRef h : holds) {
-                ps.setString(i++, h.ownerId());
-            }
+        try (PreparedStatement ps = c.prepareStatement("SELECT owner_id FROM " + table + " WHERE (lock_name, owner_id) IN (" + pairs + ")")) {
+            bindPairs(ps, 1, holds);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     renewed.add(rs.getString(1));
@@ -98,6 +94,23 @@ abstract class Dialect {
             }
         }
         return renewed;
+    }
+
+    /** {@code n} (name, owner) pairs for an IN list: row constructors unless a dialect needs another form. */
+    String pairs(int n) {
+        StringBuilder sb = new StringBuilder(n * 6);
+        for (int i = 0; i < n; i++) {
+            sb.append(i == 0 ? "(?,?)" : ",(?,?)");
+        }
+        return sb.toString();
+    }
+
+    private static void bindPairs(PreparedStatement ps, int from, Collection<HoldRef> holds) throws SQLException {
+        int i = from;
+        for (HoldRef h : holds) {
+            ps.setString(i++, h.name());
+            ps.setString(i++, h.ownerId());
+        }
     }
 
     /** The holder's remaining lease in ms by the database clock, or null if the row is gone or free. */
@@ -122,14 +135,6 @@ abstract class Dialect {
     /** The next token for a brand-new row: one above the floor row's counter, if any. */
     String newRowToken() {
         return "COALESCE(MAX(fencing_token), 0) + 1";
-    }
-
-    static String placeholders(int n) {
-        StringBuilder sb = new StringBuilder(n * 2);
-        for (int i = 0; i < n; i++) {
-            sb.append(i == 0 ? "?" : ",?");
-        }
-        return sb.toString();
     }
 
     static Attempt busy(Duration remaining) {

@@ -23,6 +23,7 @@ import java.util.Set;
  * (by the database's clock) is in the future. See {@link Dialect} for the SQL.
  */
 final class JdbcLockStore implements LockStore {
+    private static final int ROLLBACK_RETRIES = 3;
     final JdbcUri uri;
     final Dialect dialect;
     final ConnectionSource connections;
@@ -161,12 +162,27 @@ final class JdbcLockStore implements LockStore {
                 held ? Duration.ofMillis(remaining) : null);
     }
 
+    /**
+     * Runs one unit of work, again (up to {@value #ROLLBACK_RETRIES} tries) if the database rolled it
+     * back as a deadlock victim or serialization failure: every statement here is idempotent per owner
+     * id, so a retry is safe.
+     */
     <T> T run(String what, ConnectionSource.Work<T> work) {
-        try {
-            return connections.with(work);
-        } catch (SQLException e) {
-            throw failure("cannot " + what, e);
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return connections.with(work);
+            } catch (SQLException e) {
+                if (attempt < ROLLBACK_RETRIES && rolledBack(e)) {
+                    continue;
+                }
+                throw failure("cannot " + what, e);
+            }
         }
+    }
+
+    private static boolean rolledBack(SQLException e) {
+        String state = e.getSQLState();
+        return e instanceof java.sql.SQLTransactionRollbackException || (state != null && state.startsWith("40"));
     }
 
     private HoldfastException failure(String what, SQLException e) {

@@ -13,7 +13,7 @@ import java.util.List;
 /**
  * MySQL and MariaDB: a conditional UPDATE takes a lock whose row exists (one round trip; the token
  * comes back in the reply through {@code LAST_INSERT_ID(expr)}), an INSERT IGNORE creates the row on
- * first use. Sessions run in UTC so that the clock expression has no daylight-saving jumps.
+ * first use (after a non-locking read of the floor row). Sessions run in UTC so that the clock expression has no daylight-saving jumps.
  * Assignments in a MySQL UPDATE apply left to right, so the token and acquired_at are computed from the
  * old owner before owner_id changes.
  */
@@ -33,8 +33,7 @@ final class MySqlDialect extends Dialect {
         return List.of("CREATE TABLE IF NOT EXISTS " + table + " ("
                 + "lock_name VARCHAR(255) CHARACTER SET ascii COLLATE ascii_bin NOT NULL PRIMARY KEY, "
                 + "owner_id VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin, holder VARCHAR(255), "
-                + "fencing_token BIGINT NOT NULL, expires_at BIGINT, acquired_at BIGINT, "
-                + "INDEX " + table + "_owner (owner_id)) ENGINE=InnoDB");
+                + "fencing_token BIGINT NOT NULL, expires_at BIGINT, acquired_at BIGINT) ENGINE=InnoDB");
     }
 
     @Override
@@ -60,16 +59,25 @@ final class MySqlDialect extends Dialect {
                 return Attempt.acquired(lastInsertId(c, ps));
             }
         }
+        // First use of the name: read the floor without locking (an INSERT ... SELECT from the same table
+        // would take shared gap locks and deadlock against a concurrent first use), then insert.
+        long floor = 0;
+        try (PreparedStatement ps = c.prepareStatement("SELECT fencing_token FROM " + table + " WHERE lock_name = ''")) {
+            try (ResultSet rs = ps.executeQuery()) {
+                if (rs.next()) {
+                    floor = rs.getLong(1);
+                }
+            }
+        }
         try (PreparedStatement ps = c.prepareStatement("INSERT IGNORE INTO " + table
-                + " (lock_name, owner_id, holder, fencing_token, expires_at, acquired_at) "
-                + "SELECT ?, ?, ?, LAST_INSERT_ID(" + newRowToken() + "), " + now + " + ?, " + now + " FROM " + table + " WHERE lock_name = ''",
-                Statement.RETURN_GENERATED_KEYS)) {
+                + " (lock_name, owner_id, holder, fencing_token, expires_at, acquired_at) VALUES (?, ?, ?, ?, " + now + " + ?, " + now + ")")) {
             ps.setString(1, name);
             ps.setString(2, owner);
             ps.setString(3, holder);
-            ps.setLong(4, lease.toMillis());
+            ps.setLong(4, floor + 1);
+            ps.setLong(5, lease.toMillis());
             if (ps.executeUpdate() == 1) {
-                return Attempt.acquired(lastInsertId(c, ps));
+                return Attempt.acquired(floor + 1);
             }
         }
         return busy(holderRemaining(c, name));
