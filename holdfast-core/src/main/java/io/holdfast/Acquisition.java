@@ -155,32 +155,39 @@ final class Acquisition {
         if (error == null && queueing()) {
             rewatch(); // a queueing store's predecessor may have changed
         }
-        boolean again;
+        boolean again = false;
+        boolean abandoned = false;
         synchronized (this) {
             attempting = false;
             if (finished) {
-                return;
-            }
-            if (error != null) {
-                lastError = error;
-                anyAttemptFailed = true;
-                log.debug("attempt on '{}' failed", handle.name, error);
+                // Cancelled while this attempt was in flight: abandon() left the give-back and the queue to
+                // this attempt (a queueing store still lists the owner; a lost reply may have let it in).
+                anyAttemptFailed |= error != null;
+                abandoned = true;
             } else {
-                lastError = null;
-                holderHint = result.holderLeaseRemaining();
-            }
-
-            if (!forever && System.nanoTime() - deadlineNanos >= 0) {
-                again = false;
-            } else if (wakeRequested) {
-                wakeRequested = false;
-                again = true;
-            } else {
-                schedulePoll();
-                return;
+                if (error != null) {
+                    lastError = error;
+                    anyAttemptFailed = true;
+                    log.debug("attempt on '{}' failed", handle.name, error);
+                } else {
+                    lastError = null;
+                    holderHint = result.holderLeaseRemaining();
+                }
+                if (!forever && System.nanoTime() - deadlineNanos >= 0) {
+                    again = false;
+                } else if (wakeRequested) {
+                    wakeRequested = false;
+                    again = true;
+                } else {
+                    schedulePoll();
+                    return;
+                }
             }
         }
-        if (again) {
+        if (abandoned) {
+            giveBackIfUnsure();
+            queue.leave(this, false);
+        } else if (again) {
             wake();
         } else {
             timeOut();
