@@ -560,6 +560,7 @@ final class ZooKeeperLockStore implements LockStore {
 
     @Override
     public boolean release(String name, String ownerId) {
+        log.debug("release '{}' for {}", name, ownerId);
         synchronized (creating) {
             if (creating.containsKey(ownerId)) {
                 releasedWhileCreating.add(ownerId);
@@ -787,6 +788,7 @@ final class ZooKeeperLockStore implements LockStore {
     // ---------------------------------------------------------------------------------------------
 
     private void deleteQuietly(Session s, ZooKeeper zk, String path) {
+        log.debug("deleting {}", path);
         try {
             zk.delete(path, -1, (AsyncCallback.VoidCallback) (rc, p, ctx) -> {
                 if (rc != KeeperException.Code.OK.intValue() && rc != KeeperException.Code.NONODE.intValue()) {
