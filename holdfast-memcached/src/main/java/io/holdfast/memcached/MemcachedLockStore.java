@@ -32,6 +32,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Queue;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -92,10 +93,11 @@ final class MemcachedLockStore implements LockStore {
     }
 
     /**
-     * Connects to every server of the URI.
+     * Connects to the servers of the URI. A server that does not answer keeps its place in the hash ring
+     * (xmemcached's failure mode), so its names fail with {@link StoreUnavailableException} until it answers
+     * and are never taken on another server.
      *
-     * @throws StoreUnavailableException if any server cannot be reached: a client that started without one
-     *         of the servers would hash that server's locks elsewhere than the other clients do
+     * @throws StoreUnavailableException if no server can be reached
      */
     static MemcachedLockStore open(MemcachedUri uri) {
         List<InetSocketAddress> resolved = new ArrayList<>();
@@ -126,15 +128,19 @@ final class MemcachedLockStore implements LockStore {
         }
         client.setOptimizeGet(false);
         List<String> down = new ArrayList<>();
-        Collection<InetSocketAddress> up = client.getAvailableServers();
         for (InetSocketAddress server : resolved) {
-            if (!up.contains(server)) {
+            Queue<Session> sessions = client.getConnector().getSessionByAddress(server);
+            if (sessions == null || sessions.stream().allMatch(Session::isClosed)) {
                 down.add(MemcachedUri.hostPort(server));
             }
         }
-        if (!down.isEmpty()) {
+        if (down.size() == resolved.size()) {
             shutdownQuietly(client);
             throw new StoreUnavailableException(BACKEND, uri.address, "cannot connect to " + String.join(", ", down), null);
+        }
+        if (!down.isEmpty()) {
+            // Failure mode keeps a placeholder for them: their names fail until they answer, and never move.
+            log.warn("memcached servers {} do not answer; the locks that hash to them are unavailable until they do", down);
         }
         return new MemcachedLockStore(uri, keys, client, commands, locator);
     }
