@@ -17,12 +17,18 @@ import java.util.function.Consumer;
  * the name is registered, and unsubscribed when the last one leaves. A release publishes to one waiting
  * client's channel only, so only this process's head waiter (the core's one watcher per name) wakes.
  *
- * <p>A wake-up for a name nobody here waits for any more (the waiter gave up in between) is passed on
- * to the next queued client at once. After Lettuce re-subscribes a channel on a new connection, every
+ * <p>A channel stays subscribed for {@link #LINGER} after its last watcher leaves, so a client that waits
+ * on the same lock again (the usual case: take, release, take again) is subscribed before its first
+ * attempt can queue it; idle channels are unsubscribed by later calls. A wake-up for a name nobody here
+ * waits for any more (the waiter gave up in between) is passed on to the next queued client at once. After Lettuce re-subscribes a channel on a new connection, every
  * watcher of that name is woken, since releases during the outage were not heard.
  */
 final class ReleaseWatches implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ReleaseWatches.class);
+    /** How long a channel stays subscribed without watchers. */
+    static final long LINGER_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+    /** {@link #LINGER_NANOS} for documentation links. */
+    static final java.time.Duration LINGER = java.time.Duration.ofNanos(LINGER_NANOS);
 
     private final RedisConnection connection;
     private final LockKeys keys;
@@ -37,6 +43,8 @@ final class ReleaseWatches implements AutoCloseable {
         final List<Consumer<String>> watchers = new CopyOnWriteArrayList<>();
         boolean confirmed;
         volatile boolean woken;
+        /** When the last watcher left (System.nanoTime), while it has none. */
+        long idleSince;
     }
 
     /**
@@ -57,6 +65,7 @@ final class ReleaseWatches implements AutoCloseable {
                 return () -> { };
             }
             StatefulRedisPubSubConnection<String, String> ps = pubSubLocked();
+            dropIdleLocked(name);
             Watched w = byName.get(name);
             if (w == null) {
                 w = new Watched();
@@ -77,9 +86,23 @@ final class ReleaseWatches implements AutoCloseable {
             if (w == null || !w.watchers.remove(onRelease) || !w.watchers.isEmpty()) {
                 return;
             }
-            byName.remove(name);
-            if (!closed && pubSub != null) {
-                pubSub.async().sunsubscribe(channel).exceptionally(e -> null);
+            w.idleSince = System.nanoTime(); // stays subscribed for a while: the next wait on it is covered at once
+            dropIdleLocked(name);
+        }
+    }
+
+    /** Unsubscribes channels without watchers for longer than the linger time (except {@code keep}). */
+    private void dropIdleLocked(String keep) {
+        long now = System.nanoTime();
+        var it = byName.entrySet().iterator();
+        while (it.hasNext()) {
+            var e = it.next();
+            Watched w = e.getValue();
+            if (w.watchers.isEmpty() && !e.getKey().equals(keep) && now - w.idleSince > LINGER_NANOS) {
+                it.remove();
+                if (!closed && pubSub != null) {
+                    pubSub.async().sunsubscribe(keys.wakeChannel(e.getKey(), clientId)).exceptionally(x -> null);
+                }
             }
         }
     }
@@ -111,7 +134,7 @@ final class ReleaseWatches implements AutoCloseable {
         synchronized (this) {
             Watched w = byName.get(name);
             watchers = w == null ? List.of() : w.watchers;
-            if (w != null) {
+            if (w != null && !w.watchers.isEmpty()) {
                 w.woken = true;
             }
         }
@@ -154,7 +177,7 @@ final class ReleaseWatches implements AutoCloseable {
         synchronized (this) {
             w = byName.get(name);
         }
-        if (w == null) {
+        if (w == null || w.watchers.isEmpty()) {
             AttemptCounters.FIRST.increment();
         } else if (w.woken) {
             w.woken = false;
@@ -164,7 +187,7 @@ final class ReleaseWatches implements AutoCloseable {
         }
     }
 
-    /** How many names have a subscription, for tests. */
+    /** How many names have a subscription (with watchers or lingering), for tests. */
     synchronized int subscribedNames() {
         return byName.size();
     }
