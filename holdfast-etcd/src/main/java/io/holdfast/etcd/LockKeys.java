@@ -1,0 +1,72 @@
+package io.holdfast.etcd;
+
+import io.etcd.jetcd.ByteSequence;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * The key layout: owner {@code O} of lock {@code N} is the key {@code PREFIX/N!O}. The lock's keys are those
+ * starting with {@code PREFIX/N!}. The key {@code PREFIX/N} (no separator) records the token of the last hold
+ * released through Holdfast, so that a free lock still has a status. The separator {@code !} can appear neither in a lock name nor in an
+ * owner id, so the keys of lock {@code a} never include those of lock {@code a/b} (which a {@code /}
+ * separator would), and the keys sort by lock name first ({@code !} sorts below every character a name
+ * may hold).
+ */
+final class LockKeys {
+    static final char SEPARATOR = '!';
+
+    private final String root;
+
+    LockKeys(String prefix) {
+        this.root = prefix + "/";
+    }
+
+    /** The prefix of every key of this store. */
+    ByteSequence all() {
+        return bytes(root);
+    }
+
+    /** The prefix of the keys of lock names starting with {@code namePrefix}. */
+    ByteSequence namesStartingWith(String namePrefix) {
+        return bytes(root + namePrefix);
+    }
+
+    /** The prefix of the keys of lock {@code name}: its holder and its queued waiters. */
+    ByteSequence lock(String name) {
+        return bytes(root + name + SEPARATOR);
+    }
+
+    /** The key recording the token of the last hold on {@code name} that was released (or force-released). */
+    ByteSequence lastToken(String name) {
+        return bytes(root + name);
+    }
+
+    /** The key of owner {@code ownerId} of lock {@code name}. */
+    ByteSequence owner(String name, String ownerId) {
+        return bytes(root + name + SEPARATOR + ownerId);
+    }
+
+    /** The lock name of a key of this store, or null if the key is not one of its lock keys. */
+    String nameOf(ByteSequence key) {
+        String k = key.toString(StandardCharsets.UTF_8);
+        int sep = k.lastIndexOf(SEPARATOR);
+        if (!k.startsWith(root) || sep <= root.length()) {
+            return null;
+        }
+        return k.substring(root.length(), sep);
+    }
+
+    /** The owner id of a key of this store, or null if the key is not one of its lock keys. */
+    String ownerOf(ByteSequence key) {
+        String k = key.toString(StandardCharsets.UTF_8);
+        int sep = k.lastIndexOf(SEPARATOR);
+        if (!k.startsWith(root) || sep <= root.length()) {
+            return null;
+        }
+        return k.substring(sep + 1);
+    }
+
+    static ByteSequence bytes(String s) {
+        return ByteSequence.from(s, StandardCharsets.UTF_8);
+    }
+}
