@@ -132,7 +132,9 @@ public final class EtcdFencing implements AutoCloseable {
 
     /** Whether {@code hold}'s key is still at etcd, that is whether a {@link #commitIfHeld} now would apply. */
     public boolean isHeldAtEtcd(Hold hold) {
-        return winner(LockNames.requireValid(hold.lockName()), hold.fencingToken()) != null;
+        String name = LockNames.requireValid(hold.lockName());
+        forget(name, hold.fencingToken());
+        return winner(name, hold.fencingToken()) != null;
     }
 
     private ByteSequence winner(String name, long token) {
@@ -140,7 +142,7 @@ public final class EtcdFencing implements AutoCloseable {
         synchronized (winners) {
             ByteSequence known = winners.get(id);
             if (known != null) {
-                return known;
+                return known; // the transaction's condition checks that it still exists
             }
         }
         GetResponse r = calls.await(client.getKVClient().get(keys.lock(name), GetOption.builder().isPrefix(true)
