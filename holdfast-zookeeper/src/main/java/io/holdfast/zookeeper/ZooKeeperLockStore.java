@@ -560,7 +560,6 @@ final class ZooKeeperLockStore implements LockStore {
 
     @Override
     public boolean release(String name, String ownerId) {
-        log.debug("release '{}' for {}", name, ownerId);
         synchronized (creating) {
             if (creating.containsKey(ownerId)) {
                 releasedWhileCreating.add(ownerId);

@@ -100,7 +100,11 @@ final class ZooKeeperUri {
         String basePath = basePath(uri, path);
         Duration connectTimeout = Duration.ofSeconds(5);
         if (params.containsKey("connectTimeout")) {
-            connectTimeout = Durations.parse(params.get("connectTimeout"));
+            try {
+                connectTimeout = Durations.parse(params.get("connectTimeout"));
+            } catch (IllegalArgumentException e) {
+                throw bad(uri, "connectTimeout: " + e.getMessage());
+            }
             if (connectTimeout.compareTo(Duration.ofMillis(100)) < 0 || connectTimeout.compareTo(Duration.ofMinutes(5)) > 0) {
                 throw bad(uri, "connectTimeout " + Durations.format(connectTimeout) + " is out of range; allowed: 100ms to 5m");
             }
