@@ -168,11 +168,27 @@ final class EtcdCluster implements AutoCloseable {
         this.dir = dir;
     }
 
-    /** Starts a cluster of {@code size} members and waits until every one answers healthy. */
+    /**
+     * Starts a cluster of {@code size} members and waits until every one answers healthy. A port picked as
+     * free can be taken before etcd binds it (the members' own outgoing connections use the same range), so
+     * a start that fails on a taken port is tried again with new ports, up to three times.
+     */
     static EtcdCluster start(int size) throws Exception {
         if (!Files.isExecutable(ETCD)) {
             throw new IllegalStateException(ETCD + " is missing: install Debian's etcd-server (scripts/services does)");
         }
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return startOnce(size);
+            } catch (IllegalStateException e) {
+                if (attempt == 3 || e.getMessage() == null || !e.getMessage().contains("address already in use")) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    private static EtcdCluster startOnce(int size) throws Exception {
         EtcdCluster cluster = new EtcdCluster(Files.createTempDirectory("holdfast-etcd-"));
         RUNNING.add(cluster);
         try {
