@@ -47,7 +47,25 @@ final class EtcdCluster implements AutoCloseable {
     }
 
     private final Path dir;
+    private final Options options;
     private final List<Member> members = new ArrayList<>();
+
+    /**
+     * How members run.
+     *
+     * @param electionMillis the election timeout (heartbeats every sixth of it); etcd's minimum lease TTL is
+     *        1.5 election timeouts, rounded up to a second
+     * @param certFile PEM certificate to serve clients over TLS with, or null for plain HTTP
+     * @param keyFile its PEM private key, or null
+     */
+    record Options(int electionMillis, Path certFile, Path keyFile) {
+        /** Plain HTTP, 600 ms elections (heartbeats every 100 ms): leases down to 1 s. */
+        static final Options FAST = new Options(600, null, null);
+
+        boolean tls() {
+            return certFile != null;
+        }
+    }
 
     /** One etcd process. */
     final class Member {
@@ -68,7 +86,7 @@ final class EtcdCluster implements AutoCloseable {
         }
 
         String clientUrl() {
-            return "http://127.0.0.1:" + clientPort;
+            return (options.tls() ? "https://" : "http://") + "127.0.0.1:" + clientPort;
         }
 
         String peerUrl() {
@@ -101,9 +119,12 @@ final class EtcdCluster implements AutoCloseable {
                     "--initial-cluster", initialCluster,
                     "--initial-cluster-token", token,
                     "--initial-cluster-state", fresh ? "new" : "existing",
-                    "--heartbeat-interval", "100",
-                    "--election-timeout", "600",
+                    "--heartbeat-interval", Integer.toString(options.electionMillis() / 6),
+                    "--election-timeout", Integer.toString(options.electionMillis()),
                     "--pre-vote"));
+            if (options.tls()) {
+                command.addAll(List.of("--cert-file", options.certFile().toString(), "--key-file", options.keyFile().toString()));
+            }
             ProcessBuilder builder = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD);
             builder.environment().put("ETCD_TEST_LOG", log.toString());
             shell = builder.start();
@@ -164,8 +185,9 @@ final class EtcdCluster implements AutoCloseable {
         }
     }
 
-    private EtcdCluster(Path dir) {
+    private EtcdCluster(Path dir, Options options) {
         this.dir = dir;
+        this.options = options;
     }
 
     /**
@@ -174,12 +196,17 @@ final class EtcdCluster implements AutoCloseable {
      * a start that fails on a taken port is tried again with new ports, up to three times.
      */
     static EtcdCluster start(int size) throws Exception {
+        return start(size, Options.FAST);
+    }
+
+    /** Starts a cluster of {@code size} members run with {@code options}; see {@link #start(int)}. */
+    static EtcdCluster start(int size, Options options) throws Exception {
         if (!Files.isExecutable(ETCD)) {
             throw new IllegalStateException(ETCD + " is missing: install Debian's etcd-server (scripts/services does)");
         }
         for (int attempt = 1; ; attempt++) {
             try {
-                return startOnce(size);
+                return startOnce(size, options);
             } catch (IllegalStateException e) {
                 if (attempt == 3 || e.getMessage() == null || !e.getMessage().contains("address already in use")) {
                     throw e;
@@ -188,8 +215,8 @@ final class EtcdCluster implements AutoCloseable {
         }
     }
 
-    private static EtcdCluster startOnce(int size) throws Exception {
-        EtcdCluster cluster = new EtcdCluster(Files.createTempDirectory("holdfast-etcd-"));
+    private static EtcdCluster startOnce(int size, Options options) throws Exception {
+        EtcdCluster cluster = new EtcdCluster(Files.createTempDirectory("holdfast-etcd-"), options);
         RUNNING.add(cluster);
         try {
             for (int i = 1; i <= size; i++) {
@@ -259,6 +286,13 @@ final class EtcdCluster implements AutoCloseable {
             if (!m.isAlive()) {
                 throw new IllegalStateException(m + " exited; log:\n" + tail(m.log));
             }
+            if (options.tls()) {
+                if (tlsHealthy(m)) {
+                    return;
+                }
+                Thread.sleep(100);
+                continue;
+            }
             try {
                 HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(m.clientUrl() + "/health"))
                         .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
@@ -272,6 +306,16 @@ final class EtcdCluster implements AutoCloseable {
             Thread.sleep(100);
         }
         throw new IllegalStateException(m + " not healthy within " + READY_WAIT + " (" + last + "); log:\n" + tail(m.log));
+    }
+
+    /** Whether a TLS member accepts connections (its health endpoint needs the test CA, which the HTTP client lacks). */
+    private static boolean tlsHealthy(Member m) {
+        try (java.net.Socket socket = new java.net.Socket()) {
+            socket.connect(new java.net.InetSocketAddress("127.0.0.1", m.clientPort), 1000);
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     /**
