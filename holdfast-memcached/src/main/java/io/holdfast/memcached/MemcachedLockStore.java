@@ -89,7 +89,7 @@ final class MemcachedLockStore implements LockStore {
         this.traits = new StoreTraits("best effort: each lock lives on the one Memcached server that consistent hashing picks "
                 + "for its name, without replication; a restart, an eviction or the loss of that server frees the lock silently "
                 + "until the holder's next renewal (lease/3 later) reports it lost, so guard writes with the fencing token",
-                false, MIN_LEASE, Duration.ofMillis(500));
+                false, MIN_LEASE, uri.maxPoll);
     }
 
     /**

@@ -8,7 +8,8 @@ import java.util.List;
 /**
  * The Memcached backend: {@code memcached://HOST[:PORT][,HOST[:PORT]...]} with Holdfast's parameters
  * {@code prefix} (key prefix, default {@code holdfast:}), {@code timeout} (per operation, default 1s) and
- * {@code connectTimeout} (default 2s). Best effort on one server per lock; see the module README.
+ * {@code connectTimeout} (default 2s) and {@code maxPoll} (longest pause between a waiter's polls, default 100ms).
+ * Best effort on one server per lock; see the module README.
  */
 public final class MemcachedLockStoreProvider implements LockStoreProvider {
 

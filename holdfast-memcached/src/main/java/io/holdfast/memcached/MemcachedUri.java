@@ -12,7 +12,7 @@ import java.util.Map;
 import java.util.regex.Pattern;
 
 /**
- * {@code memcached://HOST[:PORT][,HOST[:PORT]...][?prefix=P&timeout=D&connectTimeout=D]}. The port defaults to
+ * {@code memcached://HOST[:PORT][,HOST[:PORT]...][?prefix=P&timeout=D&connectTimeout=D&maxPoll=D]}. The port defaults to
  * 11211; an IPv6 host is written in brackets. Every client of the same locks must list the same servers:
  * the list decides, by consistent hashing, which server keeps each lock.
  */
@@ -24,7 +24,8 @@ final class MemcachedUri {
     static final int MAX_PREFIX = 40;
     private static final Pattern PREFIX = Pattern.compile("[A-Za-z0-9_.:\\-]{1," + MAX_PREFIX + "}");
     private static final Pattern HOST = Pattern.compile("[A-Za-z0-9.\\-]+|\\[[0-9A-Fa-f:.]+]");
-    private static final String FORM = "expected memcached://HOST[:PORT][,HOST[:PORT]...][?prefix=P&timeout=D&connectTimeout=D]";
+    private static final String FORM = "expected memcached://HOST[:PORT][,HOST[:PORT]...][?prefix=P&timeout=D&connectTimeout=D&maxPoll=D]";
+    private static final List<String> PARAMETERS = List.of("prefix", "timeout", "connectTimeout", "maxPoll");
     private static final Duration MIN_TIMEOUT = Duration.ofMillis(100);
     private static final Duration MAX_TIMEOUT = Duration.ofMinutes(1);
 
@@ -32,15 +33,19 @@ final class MemcachedUri {
     final String prefix;
     final Duration timeout;
     final Duration connectTimeout;
+    /** The longest pause between two polls of a waiter (Memcached cannot notify). */
+    final Duration maxPoll;
     /** The server list as written, for messages. */
     final String address;
 
-    private MemcachedUri(List<InetSocketAddress> servers, String address, String prefix, Duration timeout, Duration connectTimeout) {
+    private MemcachedUri(List<InetSocketAddress> servers, String address, String prefix, Duration timeout, Duration connectTimeout,
+                         Duration maxPoll) {
         this.servers = servers;
         this.address = address;
         this.prefix = prefix;
         this.timeout = timeout;
         this.connectTimeout = connectTimeout;
+        this.maxPoll = maxPoll;
     }
 
     static boolean accepts(String uri) {
@@ -92,9 +97,10 @@ final class MemcachedUri {
             throw new IllegalArgumentException("prefix '" + prefix + "' is not allowed; allowed: 1 to " + MAX_PREFIX
                     + " characters from A-Z a-z 0-9 _ . : -");
         }
-        Duration timeout = duration(params, "timeout", Duration.ofSeconds(1));
-        Duration connectTimeout = duration(params, "connectTimeout", Duration.ofSeconds(2));
-        return new MemcachedUri(List.copyOf(servers), String.join(",", written), prefix, timeout, connectTimeout);
+        Duration timeout = duration(params, "timeout", Duration.ofSeconds(1), MIN_TIMEOUT, MAX_TIMEOUT);
+        Duration connectTimeout = duration(params, "connectTimeout", Duration.ofSeconds(2), MIN_TIMEOUT, MAX_TIMEOUT);
+        Duration maxPoll = duration(params, "maxPoll", Duration.ofMillis(100), Duration.ofMillis(10), Duration.ofSeconds(5));
+        return new MemcachedUri(List.copyOf(servers), String.join(",", written), prefix, timeout, connectTimeout, maxPoll);
     }
 
     private static InetSocketAddress server(String part) {
@@ -136,8 +142,8 @@ final class MemcachedUri {
             int eq = pair.indexOf('=');
             String key = eq < 0 ? pair : pair.substring(0, eq);
             String value = eq < 0 ? "" : pair.substring(eq + 1);
-            if (!List.of("prefix", "timeout", "connectTimeout").contains(key)) {
-                throw new IllegalArgumentException("unknown parameter '" + key + "'; allowed: prefix, timeout, connectTimeout");
+            if (!PARAMETERS.contains(key)) {
+                throw new IllegalArgumentException("unknown parameter '" + key + "'; allowed: " + String.join(", ", PARAMETERS));
             }
             if (out.put(key, value) != null) {
                 throw new IllegalArgumentException("parameter '" + key + "' is given twice");
@@ -146,15 +152,15 @@ final class MemcachedUri {
         return out;
     }
 
-    private static Duration duration(Map<String, String> params, String key, Duration fallback) {
+    private static Duration duration(Map<String, String> params, String key, Duration fallback, Duration min, Duration max) {
         String text = params.get(key);
         if (text == null) {
             return fallback;
         }
         Duration d = Durations.parse(text);
-        if (d.compareTo(MIN_TIMEOUT) < 0 || d.compareTo(MAX_TIMEOUT) > 0) {
+        if (d.compareTo(min) < 0 || d.compareTo(max) > 0) {
             throw new IllegalArgumentException(key + " " + Durations.format(d) + " is not allowed; allowed: "
-                    + Durations.format(MIN_TIMEOUT) + " to " + Durations.format(MAX_TIMEOUT));
+                    + Durations.format(min) + " to " + Durations.format(max));
         }
         return d;
     }

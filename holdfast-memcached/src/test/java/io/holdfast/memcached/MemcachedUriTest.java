@@ -20,15 +20,17 @@ class MemcachedUriTest {
         assertThat(one.prefix).isEqualTo("holdfast:");
         assertThat(one.timeout).isEqualTo(Duration.ofSeconds(1));
         assertThat(one.connectTimeout).isEqualTo(Duration.ofSeconds(2));
+        assertThat(one.maxPoll).isEqualTo(Duration.ofMillis(100));
         assertThat(one.address).isEqualTo("cache.example:11211");
 
-        MemcachedUri many = MemcachedUri.parse("memcached://10.0.0.1:11211,10.0.0.2:11311,[::1]:11411/?prefix=app:locks:&timeout=500ms&connectTimeout=3s");
+        MemcachedUri many = MemcachedUri.parse("memcached://10.0.0.1:11211,10.0.0.2:11311,[::1]:11411/?prefix=app:locks:&timeout=500ms&connectTimeout=3s&maxPoll=1s");
         assertThat(many.servers).containsExactly(InetSocketAddress.createUnresolved("10.0.0.1", 11211),
                 InetSocketAddress.createUnresolved("10.0.0.2", 11311), InetSocketAddress.createUnresolved("::1", 11411));
         assertThat(many.address).isEqualTo("10.0.0.1:11211,10.0.0.2:11311,[::1]:11411");
         assertThat(many.prefix).isEqualTo("app:locks:");
         assertThat(many.timeout).isEqualTo(Duration.ofMillis(500));
         assertThat(many.connectTimeout).isEqualTo(Duration.ofSeconds(3));
+        assertThat(many.maxPoll).isEqualTo(Duration.ofSeconds(1));
         assertThat(MemcachedUri.accepts("MEMCACHED://x")).isTrue();
         assertThat(MemcachedUri.accepts("redis://x")).isFalse();
     }
@@ -37,13 +39,13 @@ class MemcachedUriTest {
     void badUrisSayWhatIsAllowed() {
         List<String> bad = List.of("memcached://", "memcached://host:0", "memcached://host:port", "memcached://a,,b",
                 "memcached://host/db", "memcached://user:pw@host", "memcached://host?prefix=a b", "memcached://host?prefix=" + "p".repeat(41),
-                "memcached://host?timeout=10ms", "memcached://host?retries=3", "memcached://h:1,h:1", "memcached://ho_st");
+                "memcached://host?timeout=10ms", "memcached://host?maxPoll=1ms", "memcached://host?retries=3", "memcached://h:1,h:1", "memcached://ho_st");
         for (String uri : bad) {
             assertThatThrownBy(() -> MemcachedUri.parse(uri)).as(uri).isInstanceOf(IllegalArgumentException.class)
                     .satisfies(e -> assertThat(e.getMessage()).containsAnyOf("allowed", "expected"));
         }
         assertThatThrownBy(() -> Holdfast.connect("memcached://host?retries=3")).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("allowed: prefix, timeout, connectTimeout");
+                .hasMessageContaining("allowed: prefix, timeout, connectTimeout, maxPoll");
     }
 
     @Test
