@@ -126,12 +126,11 @@ final class MemcachedLockStore implements LockStore {
         } catch (IOException e) {
             throw new StoreUnavailableException(BACKEND, uri.address, "cannot connect: " + e.getMessage(), e);
         }
-        client.setOptimizeGet(false);
         List<String> down = new ArrayList<>();
-        for (InetSocketAddress server : resolved) {
-            Queue<Session> sessions = client.getConnector().getSessionByAddress(server);
+        for (int i = 0; i < resolved.size(); i++) {
+            Queue<Session> sessions = client.getConnector().getSessionByAddress(resolved.get(i));
             if (sessions == null || sessions.stream().allMatch(Session::isClosed)) {
-                down.add(MemcachedUri.hostPort(server));
+                down.add(MemcachedUri.hostPort(uri.servers.get(i))); // as written: a resolved address may print a looked-up name
             }
         }
         if (down.size() == resolved.size()) {

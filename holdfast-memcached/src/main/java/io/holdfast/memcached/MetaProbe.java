@@ -18,7 +18,7 @@ import java.util.Map;
 
 /**
  * The two text-protocol commands operators need and xmemcached does not speak: {@code mg KEY t v} (value and
- * time to live, Memcached 1.6+) and {@code lru_crawler metadump all} (every key, Memcached 1.4.31+). Used
+ * time to live, Memcached 1.6+) and {@code lru_crawler metadump hash} (every key, by a walk of the hash table). Used
  * only by status and list, never on the lock path; one short connection per call.
  */
 final class MetaProbe {
@@ -82,16 +82,25 @@ final class MetaProbe {
         return found;
     }
 
-    /** Every key on {@code server} that starts with {@code prefix}, from Memcached's LRU crawler. */
+    /**
+     * Every key on {@code server} that starts with {@code prefix}, from Memcached's LRU crawler walking the
+     * hash table ({@code metadump hash}): the walk of the LRUs ({@code metadump all}) misses keys that move
+     * between LRU segments while it runs, so it is only the fallback for servers without the hash walk.
+     */
     List<String> keys(InetSocketAddress server, String prefix) {
         List<String> keys = new ArrayList<>();
         talk(server, "list keys", (in, out) -> {
+            String mode = "hash";
             for (int attempt = 1; ; attempt++) {
-                out.write("lru_crawler metadump all\r\n".getBytes(StandardCharsets.US_ASCII));
+                out.write(("lru_crawler metadump " + mode + "\r\n").getBytes(StandardCharsets.US_ASCII));
                 out.flush();
                 String line = readLine(in);
                 if (line.startsWith("BUSY") && attempt < CRAWLER_BUSY_RETRIES) {
                     sleep(50);
+                    continue;
+                }
+                if ((line.startsWith("CLIENT_ERROR") || line.startsWith("ERROR")) && mode.equals("hash")) {
+                    mode = "all";
                     continue;
                 }
                 while (!line.equals("END")) {

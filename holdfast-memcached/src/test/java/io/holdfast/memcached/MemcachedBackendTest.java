@@ -254,6 +254,43 @@ class MemcachedBackendTest {
         assertThat(store.release(name, "owner-b")).isTrue();
     }
 
+    /**
+     * List finds every held lock while the keys move between Memcached's LRU segments (status reads bump
+     * them): the crawler walks the hash table, not the LRUs, which would miss moving keys.
+     */
+    @Test
+    @Timeout(120)
+    void listFindsEveryHeldLockWhileKeysAreBeingRead() throws Exception {
+        String prefix = name("list") + "/";
+        Holdfast holdfast = client();
+        List<String> names = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            String n = prefix + String.format("%02d", i);
+            holdfast.lock(n).acquire(Duration.ofSeconds(5));
+            names.add(n);
+        }
+        LockStore reader = store();
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        Thread churn = new Thread(() -> {
+            while (!stop.get()) {
+                for (String n : names) {
+                    reader.inspect(n);
+                }
+            }
+        }, "status-churn");
+        churn.setDaemon(true);
+        churn.start();
+        try {
+            LockStore lister = store();
+            for (int round = 0; round < 30; round++) {
+                assertThat(lister.list(prefix, 1000)).extracting(LockInfo::name).as("list, round %d", round).isEqualTo(names);
+            }
+        } finally {
+            stop.set(true);
+            churn.join(10_000);
+        }
+    }
+
     /** A key that another program stored under the lock's name counts as held and is never deleted by release. */
     @Test
     @Timeout(30)
