@@ -98,12 +98,17 @@ class MultiServerTest {
             elsewhere.get().close();
 
             try (Holdfast late = Holdfast.connect(uri())) { // a client that starts while a listed server is down
-                Throwable lateRefused = catchThrowable(() -> late.lock(onB.get(2)).tryAcquire());
-                assertThat(lateRefused).as("a late client's tryAcquire of a name of the stopped server")
-                        .isInstanceOf(StoreUnavailableException.class).hasMessageContaining("127.0.0.1:" + b.port);
-                assertThat(a.command("mg multi:lock:" + onB.get(2))).as("the running server's copy of that name").isEqualTo("EN");
-                late.lock(onA.get(2)).tryAcquire().orElseThrow(() -> new AssertionError("a late client's name on the running server"))
-                        .close();
+                // It must hash every name as the others do: the stopped server's names fail, the others land on a.
+                for (String name : onB.subList(1, onB.size())) {
+                    Throwable lateRefused = catchThrowable(() -> late.lock(name).tryAcquire());
+                    assertThat(lateRefused).as("a late client's tryAcquire of %s, a name of the stopped server", name)
+                            .isInstanceOf(StoreUnavailableException.class).hasMessageContaining("127.0.0.1:" + b.port);
+                    assertThat(a.command("mg multi:lock:" + name)).as("the running server's copy of %s", name).isEqualTo("EN");
+                }
+                for (String name : onA.subList(1, onA.size())) {
+                    late.lock(name).tryAcquire().orElseThrow(() -> new AssertionError("a late client's tryAcquire of " + name)).close();
+                    assertThat(a.command("mg multi:token:" + name)).as("counter of %s on the running server", name).startsWith("HD");
+                }
             }
 
             b.restart();
