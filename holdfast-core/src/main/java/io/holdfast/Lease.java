@@ -64,12 +64,30 @@ final class Lease {
         return Math.max(leaseNanos / 20, Math.min(TimeUnit.MILLISECONDS.toNanos(250), leaseNanos / 4));
     }
 
-    /** Starts renewal and the deadline watch. Called once, right after the acquire. */
+    /**
+     * Starts renewal, or the deadline watch of a lease that is not renewed. Called once, right after the
+     * acquire. The renewer watches the deadlines of renewed leases itself, so the acquire and release of
+     * a renewed hold schedule no timer.
+     */
     void start() {
         if (renew) {
             client.renewer.add(this);
+        } else {
+            scheduleDeadlineCheck();
         }
-        scheduleDeadlineCheck();
+    }
+
+    long validUntilNanos() {
+        return validUntilNanos;
+    }
+
+    /** Marks the hold lost if its deadline has passed; true if it did. */
+    boolean expireIfDue(long nowNanos) {
+        if (nowNanos - validUntilNanos >= 0 && state() == Hold.State.HELD) {
+            lose(deadlineReason());
+            return true;
+        }
+        return false;
     }
 
     Hold newHold() {
@@ -130,12 +148,13 @@ final class Lease {
         nextRenewAtNanos = sentNanos + leaseNanos / 3;
     }
 
-    /** A renewal failed; try again soon, until the deadline takes the hold. */
+    /** A renewal failed; try again soon, and no later than the deadline, which then takes the hold. */
     void renewalFailed(Exception error, long nowNanos) {
         synchronized (this) {
             lastRenewalError = error;
         }
-        nextRenewAtNanos = nowNanos + Math.min(leaseNanos / 10, TimeUnit.SECONDS.toNanos(1));
+        long retryAt = nowNanos + Math.min(leaseNanos / 10, TimeUnit.SECONDS.toNanos(1));
+        nextRenewAtNanos = retryAt - validUntilNanos < 0 ? retryAt : validUntilNanos;
     }
 
     /** Marks the hold lost (once) and tells listeners. */

@@ -20,7 +20,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code host:port}, and can cut its clients off: {@link #cut()} closes every live connection and makes
  * the proxy drop each new one as soon as it is accepted, until {@link #restore()}. A client behind it
  * then sees exactly what a network partition from the store looks like to it (resets and failed
- * connects), while the store and its other clients run on.
+ * connects), while the store and its other clients run on. {@link #stall()} is the other kind of
+ * partition: connections stay open but no byte gets through until {@link #unstall()}, so calls hang
+ * until the client's own time-outs.
  *
  * <p>Thread-safe. Forwarding uses two daemon threads per connection; meant for tests, not for load.
  */
@@ -40,6 +42,7 @@ public final class LoopbackProxy implements AutoCloseable {
     // Guarded by gate.
     private boolean cut;
     private volatile boolean closed;
+    private volatile boolean stalled;
 
     /**
      * Starts a proxy forwarding to {@code targetHost:targetPort}; it accepts connections once this
@@ -81,6 +84,16 @@ public final class LoopbackProxy implements AutoCloseable {
         synchronized (gate) {
             cut = false;
         }
+    }
+
+    /** Holds every byte in flight, both ways, until {@link #unstall()}; connections stay open. */
+    public void stall() {
+        stalled = true;
+    }
+
+    /** Delivers what was held and forwards again. */
+    public void unstall() {
+        stalled = false;
     }
 
     /** Whether the proxy is cut. */
@@ -177,6 +190,9 @@ public final class LoopbackProxy implements AutoCloseable {
             OutputStream out = to.getOutputStream();
             int n;
             while ((n = in.read(buffer)) >= 0) {
+                while (stalled && !closed && !from.isClosed()) {
+                    Thread.sleep(5);
+                }
                 out.write(buffer, 0, n);
                 out.flush();
             }
@@ -184,6 +200,8 @@ public final class LoopbackProxy implements AutoCloseable {
             // closed by cut(), close() or the peer
         } catch (IOException e) {
             // the same, reported differently
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         } finally {
             live.remove(from);
             live.remove(to);
