@@ -120,8 +120,10 @@ class SessionLeaseTest {
             LockInfo info = waiting.admin().status("queued/long").orElseThrow();
             assertThat(info.fencingToken()).isEqualTo(hold.fencingToken());
             assertThat(waiter.isDone()).isFalse();
+            long released = System.nanoTime();
             hold.close();
             try (Hold next = waiter.get(20, TimeUnit.SECONDS)) {
+                System.out.printf("queued waiter got the lock %d ms after the release%n", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - released));
                 assertThat(next.fencingToken()).as("the waiter's token is its queued key's create revision")
                         .isEqualTo(keys.get(0).getCreateRevision() == hold.fencingToken()
                                 ? keys.get(1).getCreateRevision() : keys.get(0).getCreateRevision());
