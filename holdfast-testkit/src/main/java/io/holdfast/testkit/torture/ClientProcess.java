@@ -1,0 +1,121 @@
+package io.holdfast.testkit.torture;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The runner's side of one client process ({@link TortureClient} in its own JVM): it follows what the
+ * client says on its standard output, so the fault scheduler knows who holds the lock right now, and
+ * tells it to stop through its standard input. Its standard error goes to a log file.
+ */
+final class ClientProcess {
+    final int client;
+    final int incarnation;
+    final Process process;
+    final long startMicros;
+    final Path log;
+    private final CountDownLatch ready = new CountDownLatch(1);
+    private final OutputStream stdin;
+    private volatile long holding;
+    private volatile long endMicros;
+    private volatile boolean killed;
+
+    private ClientProcess(int client, int incarnation, Process process, long startMicros, Path log) {
+        this.client = client;
+        this.incarnation = incarnation;
+        this.process = process;
+        this.startMicros = startMicros;
+        this.log = log;
+        this.stdin = process.getOutputStream();
+        Thread reader = new Thread(this::follow, "torture-client-" + client + "." + incarnation + "-out");
+        reader.setDaemon(true);
+        reader.start();
+    }
+
+    static ClientProcess start(int client, int incarnation, List<String> command, Path log) throws IOException {
+        long now = Event.now();
+        Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+        return new ClientProcess(client, incarnation, p, now, log);
+    }
+
+    private void follow() {
+        try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = in.readLine()) != null) {
+                if (line.equals(TortureClient.READY)) {
+                    ready.countDown();
+                } else if (line.startsWith("HOLD ")) {
+                    holding = Long.parseLong(line.substring(5).trim());
+                } else if (line.equals("FREE")) {
+                    holding = 0;
+                }
+            }
+        } catch (IOException | NumberFormatException e) {
+            // the process ended or said something else; its log has the details
+        } finally {
+            holding = 0;
+            if (endMicros == 0) {
+                endMicros = Event.now();
+            }
+        }
+    }
+
+    /** Waits until the client said it is connected; false if it did not within {@code timeout} or exited. */
+    boolean awaitReady(Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() - deadline < 0) {
+            if (ready.await(100, TimeUnit.MILLISECONDS)) {
+                return true;
+            }
+            if (!process.isAlive()) {
+                return false;
+            }
+        }
+        return false;
+    }
+
+    /** The token of the hold the client says it has, or 0 if it says it holds nothing. */
+    long holding() {
+        return holding;
+    }
+
+    String name() {
+        return client + "." + incarnation;
+    }
+
+    boolean isAlive() {
+        return process.isAlive();
+    }
+
+    /** Asks the client to stop after its current round. */
+    void requestStop() {
+        try {
+            stdin.write("STOP\n".getBytes(StandardCharsets.UTF_8));
+            stdin.flush();
+        } catch (IOException e) {
+            // it is gone already
+        }
+    }
+
+    /** SIGKILL (also ends a stopped process); records the time first. Waits for it to be gone. */
+    void kill() throws InterruptedException {
+        if (process.isAlive()) {
+            endMicros = Event.now();
+            killed = true;
+            process.destroyForcibly();
+        }
+        process.waitFor(30, TimeUnit.SECONDS);
+    }
+
+    ClientLife life() {
+        return new ClientLife(client, incarnation, process.pid(), startMicros, endMicros, killed);
+    }
+}

@@ -1,0 +1,474 @@
+package io.holdfast.testkit.torture;
+
+import io.holdfast.Durations;
+import io.holdfast.Holdfast;
+import io.holdfast.testkit.torture.TortureResult.FaultWindow;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+
+/**
+ * Runs a torture test: starts the client processes ({@link TortureClient}), injects faults on a schedule
+ * while they work, stops them, merges their histories, checks them ({@link Checker}) and writes a text
+ * and an HTML report into the report directory.
+ *
+ * <pre>{@code
+ * TortureResult result = new TortureRunner(TortureSettings.builder("jdbc:postgresql://127.0.0.1:5432/test?user=postgres")
+ *         .clients(4).duration(Duration.ofSeconds(30)).faults(Fault.parseList("kill,pause,partition"))
+ *         .reportDir(Path.of("target/torture")).build())
+ *     .progress(System.err::println)
+ *     .run();
+ * }</pre>
+ *
+ * <p>Schedule: no fault for the first 2 seconds (at most a fifth of the run); then the faults of the list
+ * in turn, each followed by a quiet time of one lease plus a second; none starts unless it can end, and the
+ * system settle, before the run does. A pause or partition lasts 1.5 leases plus half a second, so every
+ * hold it hits outlives its lease. Client processes are started with this JVM's {@code java} and class
+ * path, so whatever backends this JVM can load, they can.
+ *
+ * <p>Everything is bounded: the clients exit on their own after the run's duration plus two minutes,
+ * when they read {@code STOP}, or when this JVM goes away (their standard input closes); the runner kills
+ * any that are still there at the end.
+ */
+public final class TortureRunner {
+    private static final Duration READY_TIMEOUT = Duration.ofSeconds(120);
+    private static final Duration RESTART_DOWNTIME = Duration.ofSeconds(1);
+    private static final PartitionProxy.Mode[] PARTITION_MODES = {PartitionProxy.Mode.DROP, PartitionProxy.Mode.DELAY, PartitionProxy.Mode.RESET};
+
+    private final TortureSettings settings;
+    private StoreControl storeControl;
+    private Consumer<String> progress = line -> { };
+
+    private final List<FaultWindow> faults = new CopyOnWriteArrayList<>();
+    private final List<ClientLife> lives = new CopyOnWriteArrayList<>();
+    private final List<List<PartitionProxy>> proxies = new ArrayList<>();
+    private ClientProcess[] clients;
+    private List<String> clientUris;
+    private Path historyDir;
+    private Path logDir;
+    private String runId;
+    private String registerUrl;
+    private Signals signals;
+    private Random random;
+    private volatile boolean stopping;
+    private volatile long endAtNanos;
+    private int partitions;
+
+    /** A runner for {@code settings}; nothing starts before {@link #run()}. */
+    public TortureRunner(TortureSettings settings) {
+        this.settings = settings;
+    }
+
+    /** Lets the {@link Fault#RESTART} fault kill and start the store; without it restarts are skipped. */
+    public TortureRunner storeControl(StoreControl control) {
+        this.storeControl = control;
+        return this;
+    }
+
+    /** Where progress lines go (one per phase and per fault); nowhere by default. */
+    public TortureRunner progress(Consumer<String> sink) {
+        this.progress = sink;
+        return this;
+    }
+
+    /**
+     * Runs the test and writes the reports.
+     *
+     * @return what the checker found
+     * @throws io.holdfast.StoreUnavailableException if the store cannot be reached at the start
+     * @throws IllegalArgumentException if no backend on the class path accepts the URI
+     * @throws IllegalStateException if the clients cannot be started or the register cannot be set up
+     */
+    public TortureResult run() throws Exception {
+        Path dir = settings.reportDir().toAbsolutePath();
+        historyDir = dir.resolve("history");
+        logDir = dir.resolve("logs");
+        Files.createDirectories(historyDir);
+        Files.createDirectories(logDir);
+        clearOldRun(historyDir, "client-*.tsv");
+        clearOldRun(logDir, "client-*.log");
+        byte[] id = new byte[6];
+        new SecureRandom().nextBytes(id);
+        runId = HexFormat.of().formatHex(id);
+        random = new Random(settings.seed());
+        registerUrl = settings.registerUrl() != null ? settings.registerUrl() : "jdbc:sqlite:" + dir.resolve("register.db");
+
+        String store;
+        try (Holdfast holdfast = Holdfast.connect(settings.uri())) {
+            store = holdfast.describe();
+        }
+        try (Register register = new Register(registerUrl, runId)) {
+            register.create();
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot set up the register table in " + io.holdfast.Uris.redact(registerUrl) + ": "
+                    + e.getMessage() + " (is its JDBC driver on the class path?)", e);
+        }
+        progress.accept("torture: " + settings.clients() + " clients on " + store + " for " + Durations.format(settings.duration())
+                + ", faults " + (settings.faults().isEmpty() ? "none" : String.join(",", settings.faults().stream().map(Fault::label).toList()))
+                + ", lease " + Durations.format(settings.lease()) + "; run " + runId + ", report in " + dir);
+
+        Thread scheduler = null;
+        long startMicros;
+        long endMicros;
+        signals = new Signals();
+        try {
+            setUpProxies();
+            clients = new ClientProcess[settings.clients()];
+            for (int c = 1; c <= settings.clients(); c++) {
+                clients[c - 1] = startClient(c, 1);
+            }
+            for (ClientProcess p : clients) {
+                if (!p.awaitReady(READY_TIMEOUT)) {
+                    throw new IllegalStateException("client " + p.name() + " did not get ready within " + Durations.format(READY_TIMEOUT)
+                            + "; its log " + p.log + ":\n" + tail(p.log));
+                }
+            }
+            startMicros = Event.now();
+            endAtNanos = System.nanoTime() + settings.duration().toNanos();
+            progress.accept("torture: all clients ready; running");
+            scheduler = new Thread(this::scheduleFaults, "torture-faults");
+            scheduler.setDaemon(true);
+            scheduler.start();
+            sleepUntil(endAtNanos);
+            stopping = true;
+            scheduler.join(Duration.ofMinutes(3).toMillis());
+            endMicros = Event.now();
+            stopClients();
+        } finally {
+            stopping = true;
+            if (scheduler != null && scheduler.isAlive()) {
+                scheduler.interrupt();
+            }
+            if (clients != null) {
+                for (ClientProcess p : clients) {
+                    if (p != null) {
+                        signals.send(p.process.pid(), "CONT");
+                        p.kill();
+                    }
+                }
+            }
+            proxies.forEach(list -> list.forEach(PartitionProxy::close));
+            signals.close();
+        }
+        for (ClientProcess p : clients) {
+            lives.add(p.life());
+        }
+
+        long[] finals;
+        try (Register register = new Register(registerUrl, runId)) {
+            finals = register.read();
+        }
+        List<Event> events = History.readAll(historyDir);
+        writeMergedHistory(dir.resolve("history.tsv"), events);
+        Checker.Analysis analysis = Checker.check(store, settings, startMicros, endMicros, events, lives, faults, finals);
+        Path text = dir.resolve("report.txt");
+        Path html = dir.resolve("report.html");
+        Files.writeString(text, TextReport.render(analysis, text, html), StandardCharsets.UTF_8);
+        Files.writeString(html, HtmlReport.render(analysis), StandardCharsets.UTF_8);
+        progress.accept("torture: done; " + text + " and " + html);
+        return analysis.toResult(text, html);
+    }
+
+    private void setUpProxies() {
+        Map<String, Integer> endpoints = settings.faults().contains(Fault.PARTITION) ? Endpoints.loopbackPorts(settings.uri()) : Map.of();
+        clientUris = new ArrayList<>();
+        for (int c = 1; c <= settings.clients(); c++) {
+            if (endpoints.isEmpty()) {
+                proxies.add(List.of());
+                clientUris.add(settings.uri());
+                continue;
+            }
+            List<PartitionProxy> mine = new ArrayList<>();
+            java.util.Map<Integer, Integer> portMap = new java.util.HashMap<>();
+            for (int port : endpoints.values()) {
+                PartitionProxy proxy = new PartitionProxy("127.0.0.1", port);
+                mine.add(proxy);
+                portMap.put(port, proxy.port());
+            }
+            proxies.add(mine);
+            clientUris.add(Endpoints.rewrite(settings.uri(), portMap::get));
+        }
+    }
+
+    private ClientProcess startClient(int client, int incarnation) throws IOException {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        // Small, quick-starting JVMs: several run on what may be a small machine.
+        cmd.addAll(List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xmx128m", "-XX:-UsePerfData",
+                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-Dorg.slf4j.simpleLogger.showDateTime=true"));
+        cmd.addAll(settings.clientJvmOptions());
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), TortureClient.class.getName(),
+                "--uri", clientUris.get(client - 1),
+                "--register", registerUrl,
+                "--run", runId,
+                "--lock", "torture/" + runId,
+                "--client", Integer.toString(client),
+                "--incarnation", Integer.toString(incarnation),
+                "--history", History.fileOf(historyDir, client, incarnation).toString(),
+                "--lease", Durations.format(settings.lease()),
+                "--think", Durations.format(settings.think()),
+                "--wait", Durations.format(settings.acquireWait()),
+                "--seed", Long.toString(settings.seed()),
+                "--max-lifetime", Durations.format(settings.duration().plus(Duration.ofMinutes(2)))));
+        return ClientProcess.start(client, incarnation, cmd, logDir.resolve("client-" + client + "-" + incarnation + ".log"));
+    }
+
+    // ------------------------------------------------------------------------------------------ faults
+
+    private Duration pauseLength() {
+        return settings.lease().multipliedBy(3).dividedBy(2).plusMillis(500);
+    }
+
+    private Duration recovery() {
+        return settings.lease().plusSeconds(1);
+    }
+
+    private Duration expectedLength(Fault f) {
+        return switch (f) {
+            case PAUSE, PARTITION -> pauseLength();
+            case KILL, RESTART -> Duration.ofSeconds(3);
+        };
+    }
+
+    private String whyNot(Fault f) {
+        return switch (f) {
+            case RESTART -> storeControl == null ? "the harness did not start this store, so it cannot restart it "
+                    + "(a test can pass a StoreControl)" : null;
+            case PARTITION -> proxies.get(0).isEmpty() ? "the URI names no loopback host:port to put a proxy in front of" : null;
+            default -> null;
+        };
+    }
+
+    private void scheduleFaults() {
+        List<Fault> order = new ArrayList<>(settings.faults());
+        if (order.isEmpty()) {
+            return;
+        }
+        List<Fault> skipped = new ArrayList<>();
+        try {
+            Duration warmUp = min(Duration.ofSeconds(2), settings.duration().dividedBy(5));
+            sleepUntil(System.nanoTime() + warmUp.toNanos());
+            int i = 0;
+            while (!stopping && skipped.size() < order.size()) {
+                Fault f = order.get(i++ % order.size());
+                String why = whyNot(f);
+                if (why != null) {
+                    if (!skipped.contains(f)) {
+                        skipped.add(f);
+                        long now = Event.now();
+                        faults.add(new FaultWindow(f, now, now, "", 0, "", why));
+                        progress.accept("torture: skipping " + f.label() + ": " + why);
+                    }
+                    continue;
+                }
+                long needed = expectedLength(f).plus(recovery()).toNanos();
+                if (endAtNanos - System.nanoTime() < needed) {
+                    return;
+                }
+                FaultWindow w;
+                try {
+                    w = inject(f);
+                } catch (InterruptedException e) {
+                    throw e;
+                } catch (Exception e) {
+                    long now = Event.now();
+                    faults.add(new FaultWindow(f, now, now, "", 0, "", "failed, and no further fault was injected: " + e));
+                    progress.accept("torture: " + f.label() + " failed; no further fault: " + e);
+                    return;
+                }
+                faults.add(w);
+                progress.accept(String.format(Locale.ROOT, "torture: %s %s%s for %.1fs: %s", f.label(), w.target(),
+                        w.heldToken() != 0 ? " (holding token " + w.heldToken() + ")" : "", (w.endMicros() - w.startMicros()) / 1e6, w.detail()));
+                sleepUntil(System.nanoTime() + recovery().toNanos());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private FaultWindow inject(Fault f) throws Exception {
+        return switch (f) {
+            case KILL -> kill();
+            case PAUSE -> pause();
+            case PARTITION -> partition();
+            case RESTART -> restartStore();
+        };
+    }
+
+    /** The client that says it holds the lock (waiting up to 3 s for one), else a random live client. */
+    private synchronized ClientProcess pickTarget() throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(3).toNanos();
+        while (System.nanoTime() - deadline < 0 && !stopping) {
+            for (ClientProcess p : clients) {
+                if (p.isAlive() && p.holding() != 0) {
+                    return p;
+                }
+            }
+            Thread.sleep(1);
+        }
+        List<ClientProcess> alive = new ArrayList<>();
+        for (ClientProcess p : clients) {
+            if (p.isAlive()) {
+                alive.add(p);
+            }
+        }
+        return alive.isEmpty() ? clients[0] : alive.get(random.nextInt(alive.size()));
+    }
+
+    private FaultWindow kill() throws Exception {
+        ClientProcess target = pickTarget();
+        long token = target.holding();
+        long start = Event.now();
+        target.kill();
+        lives.add(target.life());
+        Thread.sleep(300);
+        ClientProcess replacement = startClient(target.client, target.incarnation + 1);
+        clients[target.client - 1] = replacement;
+        boolean ready = replacement.awaitReady(Duration.ofSeconds(60));
+        return new FaultWindow(Fault.KILL, start, Event.now(), "client " + target.client, token,
+                "SIGKILL pid " + target.process.pid() + "; replaced by pid " + replacement.process.pid()
+                        + (ready ? "" : " (not ready within 60s)"), null);
+    }
+
+    private FaultWindow pause() throws Exception {
+        ClientProcess target = pickTarget();
+        long token = target.holding();
+        long start = Event.now();
+        boolean stopped = signals.send(target.process.pid(), "STOP");
+        try {
+            sleepUntil(System.nanoTime() + pauseLength().toNanos(), false);
+        } finally {
+            signals.send(target.process.pid(), "CONT");
+        }
+        return new FaultWindow(Fault.PAUSE, start, Event.now(), "client " + target.client, token,
+                (stopped ? "SIGSTOP" : "SIGSTOP failed (process gone)") + " for " + Durations.format(pauseLength()) + ", then SIGCONT", null);
+    }
+
+    private FaultWindow partition() throws Exception {
+        ClientProcess target = pickTarget();
+        long token = target.holding();
+        PartitionProxy.Mode mode = PARTITION_MODES[partitions++ % PARTITION_MODES.length];
+        List<PartitionProxy> mine = proxies.get(target.client - 1);
+        long start = Event.now();
+        for (PartitionProxy p : mine) {
+            switch (mode) {
+                case DROP -> p.drop();
+                case RESET -> p.reset();
+                default -> p.delay(settings.lease());
+            }
+        }
+        try {
+            sleepUntil(System.nanoTime() + pauseLength().toNanos(), false);
+        } finally {
+            mine.forEach(PartitionProxy::heal);
+        }
+        String how = switch (mode) {
+            case DROP -> "traffic dropped (connections black-holed)";
+            case RESET -> "connections reset and refused";
+            default -> "traffic delayed by " + Durations.format(settings.lease()) + " each way";
+        };
+        return new FaultWindow(Fault.PARTITION, start, Event.now(), "client " + target.client, token,
+                how + " for " + Durations.format(pauseLength()) + ", then healed", null);
+    }
+
+    private FaultWindow restartStore() throws Exception {
+        long start = Event.now();
+        storeControl.kill();
+        Thread.sleep(RESTART_DOWNTIME.toMillis());
+        Exception failure = null;
+        for (int attempt = 1; attempt <= 3; attempt++) {
+            try {
+                storeControl.start();
+                failure = null;
+                break;
+            } catch (Exception e) {
+                failure = e;
+                Thread.sleep(1_000);
+            }
+        }
+        if (failure != null) {
+            throw new IllegalStateException("the store did not start again: " + failure, failure);
+        }
+        return new FaultWindow(Fault.RESTART, start, Event.now(), "store", 0,
+                storeControl.describe() + " killed, down " + Durations.format(RESTART_DOWNTIME) + ", started again", null);
+    }
+
+    // ------------------------------------------------------------------------------------------ end
+
+    private void stopClients() throws InterruptedException {
+        for (ClientProcess p : clients) {
+            p.requestStop();
+        }
+        long deadline = System.nanoTime() + settings.acquireWait().plus(settings.think()).plusSeconds(20).toNanos();
+        for (ClientProcess p : clients) {
+            long left = deadline - System.nanoTime();
+            if (left > 0) {
+                p.process.waitFor(left, java.util.concurrent.TimeUnit.NANOSECONDS);
+            }
+        }
+        for (ClientProcess p : clients) {
+            if (p.isAlive()) {
+                progress.accept("torture: client " + p.name() + " did not stop in time; killing it");
+                p.kill();
+            }
+        }
+    }
+
+    private void sleepUntil(long nanos) throws InterruptedException {
+        sleepUntil(nanos, true);
+    }
+
+    /** Sleeps until {@code nanos} ({@link System#nanoTime()}), in short steps; {@code interruptible}: also until the stop. */
+    private void sleepUntil(long nanos, boolean interruptible) throws InterruptedException {
+        while (true) {
+            long left = nanos - System.nanoTime();
+            if (left <= 0 || (interruptible && stopping)) {
+                return;
+            }
+            Thread.sleep(Math.max(1, Math.min(100, left / 1_000_000)));
+        }
+    }
+
+    private static Duration min(Duration a, Duration b) {
+        return a.compareTo(b) <= 0 ? a : b;
+    }
+
+    private static void clearOldRun(Path dir, String glob) throws IOException {
+        try (DirectoryStream<Path> old = Files.newDirectoryStream(dir, glob)) {
+            for (Path p : old) {
+                Files.delete(p);
+            }
+        }
+    }
+
+    private static void writeMergedHistory(Path file, List<Event> events) throws IOException {
+        StringBuilder b = new StringBuilder("# micros\tclient\tincarnation\top\ttype\ttoken\tvalue\tdetail\n");
+        for (Event e : events) {
+            b.append(e.toLine()).append('\n');
+        }
+        Files.writeString(file, b.toString(), StandardCharsets.UTF_8);
+    }
+
+    static String tail(Path log) {
+        try {
+            List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
+        } catch (IOException e) {
+            return "(no log: " + e + ")";
+        }
+    }
+}

@@ -1,0 +1,143 @@
+package io.holdfast.testkit.torture;
+
+import io.holdfast.Durations;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * What one torture run does. Build with {@link #builder(String)}; every setting but the store URI has a
+ * default.
+ *
+ * @param uri the lock store, any URI a backend on the class path accepts
+ * @param registerUrl JDBC URL of the database that holds the shared registers, or null for a SQLite
+ *        file in the report directory
+ * @param clients how many client processes (1 to 32)
+ * @param duration how long the clients run, from the moment all of them are ready
+ * @param faults the faults to inject, in turn
+ * @param reportDir where histories, logs and the reports go (created if missing)
+ * @param lease the lease of every hold (renewed while held); pauses and partitions last longer than it
+ * @param think the longest pause between reading the registers and writing them (random up to it)
+ * @param acquireWait how long a client waits for the lock before it records a timeout and tries again
+ * @param seed seeds the clients' pauses and the scheduler's choices
+ * @param clientJvmOptions extra options for the client JVMs (for example {@code -Xmx64m})
+ */
+public record TortureSettings(String uri, String registerUrl, int clients, Duration duration, Set<Fault> faults,
+                              Path reportDir, Duration lease, Duration think, Duration acquireWait, long seed,
+                              List<String> clientJvmOptions) {
+
+    /** Checks every setting and says what is allowed. */
+    public TortureSettings {
+        Objects.requireNonNull(uri, "uri");
+        Objects.requireNonNull(reportDir, "reportDir");
+        if (clients < 1 || clients > 32) {
+            throw new IllegalArgumentException("clients " + clients + " is not allowed; allowed: 1 to 32");
+        }
+        if (duration == null || duration.compareTo(Duration.ofSeconds(1)) < 0 || duration.compareTo(Duration.ofDays(7)) > 0) {
+            throw new IllegalArgumentException("duration " + (duration == null ? "null" : Durations.format(duration))
+                    + " is not allowed; allowed: 1s to 7d");
+        }
+        Durations.requireLease(lease);
+        if (think == null || think.isNegative() || think.compareTo(Duration.ofSeconds(10)) > 0) {
+            throw new IllegalArgumentException("think " + think + " is not allowed; allowed: 0 to 10s");
+        }
+        Durations.requireWait(acquireWait);
+        faults = Collections.unmodifiableSet(new LinkedHashSet<>(Objects.requireNonNull(faults, "faults")));
+        clientJvmOptions = List.copyOf(clientJvmOptions);
+    }
+
+    /** Settings for a run against {@code uri}, with defaults for everything else. */
+    public static Builder builder(String uri) {
+        return new Builder(uri);
+    }
+
+    /** Builds {@link TortureSettings}; not thread-safe. */
+    public static final class Builder {
+        private final String uri;
+        private String registerUrl;
+        private int clients = 4;
+        private Duration duration = Duration.ofSeconds(30);
+        private Set<Fault> faults = new LinkedHashSet<>(List.of(Fault.values()));
+        private Path reportDir = Path.of("torture-report");
+        private Duration lease = Duration.ofSeconds(2);
+        private Duration think = Duration.ofMillis(60);
+        private Duration acquireWait = Duration.ofSeconds(5);
+        private long seed = System.nanoTime();
+        private List<String> clientJvmOptions = List.of();
+
+        private Builder(String uri) {
+            this.uri = uri;
+        }
+
+        /** JDBC URL of the register database; default: a SQLite file in the report directory. */
+        public Builder registerUrl(String url) {
+            this.registerUrl = url;
+            return this;
+        }
+
+        /** Client processes; default 4. */
+        public Builder clients(int n) {
+            this.clients = n;
+            return this;
+        }
+
+        /** How long the clients run; default 30 s. */
+        public Builder duration(Duration d) {
+            this.duration = d;
+            return this;
+        }
+
+        /** Faults to inject in turn; default all four. */
+        public Builder faults(Set<Fault> f) {
+            this.faults = new LinkedHashSet<>(f);
+            return this;
+        }
+
+        /** Where the report goes; default {@code ./torture-report}. */
+        public Builder reportDir(Path dir) {
+            this.reportDir = dir;
+            return this;
+        }
+
+        /** Lease of every hold; default 2 s. */
+        public Builder lease(Duration l) {
+            this.lease = l;
+            return this;
+        }
+
+        /** Longest pause between read and write; default 60 ms. */
+        public Builder think(Duration t) {
+            this.think = t;
+            return this;
+        }
+
+        /** How long a client waits for the lock per attempt; default 5 s. */
+        public Builder acquireWait(Duration w) {
+            this.acquireWait = w;
+            return this;
+        }
+
+        /** Seed of the random choices; default from the clock. */
+        public Builder seed(long s) {
+            this.seed = s;
+            return this;
+        }
+
+        /** Extra client JVM options. */
+        public Builder clientJvmOptions(List<String> options) {
+            this.clientJvmOptions = List.copyOf(options);
+            return this;
+        }
+
+        /** @throws IllegalArgumentException if a setting is out of range, saying what is allowed */
+        public TortureSettings build() {
+            return new TortureSettings(uri, registerUrl, clients, duration, faults, reportDir, lease, think, acquireWait,
+                    seed, clientJvmOptions);
+        }
+    }
+}

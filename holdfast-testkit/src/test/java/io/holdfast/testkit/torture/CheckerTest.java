@@ -1,0 +1,186 @@
+package io.holdfast.testkit.torture;
+
+import io.holdfast.testkit.torture.TortureResult.FaultWindow;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The checker on small hand-made histories whose anomalies are known: each test builds the events two
+ * client processes would have written and checks what the checker finds in them.
+ */
+class CheckerTest {
+    private static final long T0 = 1_700_000_000_000_000L;
+    private final List<Event> events = new ArrayList<>();
+
+    private static TortureSettings settings() {
+        return TortureSettings.builder("sqlite:x.db").clients(2).duration(Duration.ofSeconds(10)).lease(Duration.ofSeconds(2))
+                .reportDir(Path.of("unused")).build();
+    }
+
+    private void at(long ms, int client, String op, String type, long token, long value) {
+        events.add(new Event(T0 + ms * 1_000, client, 1, op, type, token, value, ""));
+    }
+
+    /** A whole round: acquire at {@code from}, read {@code read}, write read+1 to every counter, release at {@code to}. */
+    private void round(int client, long token, long from, long to, long read) {
+        at(from - 1, client, Event.OP_ACQUIRE, Event.INVOKE, 0, 0);
+        at(from, client, Event.OP_ACQUIRE, Event.OK, token, 0);
+        at(from + 1, client, Event.OP_CLAIM, Event.OK, token, 0);
+        for (Register.Kind k : Register.Kind.ALL) {
+            at(from + 2, client, k.readOp(), Event.OK, token, read);
+            at(to - 2, client, k.writeOp(), Event.INVOKE, token, read + 1);
+            at(to - 1, client, k.writeOp(), Event.OK, token, read + 1);
+        }
+        at(to, client, Event.OP_RELEASE, Event.INVOKE, token, 0);
+        at(to + 1, client, Event.OP_RELEASE, Event.OK, token, 0);
+    }
+
+    private Checker.Analysis check(long... finals) {
+        events.sort(java.util.Comparator.comparingLong(Event::micros));
+        return Checker.check("test store", settings(), T0, T0 + 10_000_000, events, List.of(), List.of(), finals);
+    }
+
+    @Test
+    void aCleanAlternationHasNoAnomaly() {
+        round(1, 10, 100, 200, 0);
+        round(2, 11, 300, 400, 1);
+        round(1, 12, 500, 600, 2);
+
+        Checker.Analysis a = check(3, 3, 3);
+
+        assertThat(a.holds()).hasSize(3);
+        assertThat(a.violations()).isEmpty();
+        assertThat(a.staleOverlaps()).isEmpty();
+        assertThat(a.tokenViolations()).isEmpty();
+        assertThat(a.registers()).allSatisfy(r -> {
+            assertThat(r.writesOk()).isEqualTo(3);
+            assertThat(r.lostUpdates()).isZero();
+            assertThat(r.staleWrites()).isEmpty();
+            assertThat(r.unexplained()).isZero();
+        });
+        assertThat(a.acquisitionsPerSecond()[0]).isEqualTo(3);
+    }
+
+    @Test
+    void twoHoldsNeitherReportedLostThatOverlapAreAViolation() {
+        round(1, 10, 100, 400, 0);
+        round(2, 11, 200, 500, 0); // inside client 1's hold, and it wrote the same value: a lost update too
+
+        Checker.Analysis a = check(1, 1, 1);
+
+        assertThat(a.violations()).hasSize(1);
+        TortureResult.HoldOverlap o = a.violations().get(0);
+        assertThat(List.of(o.clientA(), o.clientB())).containsExactly("1.1", "2.1");
+        assertThat(o.startMicros()).isEqualTo(T0 + 200_000);
+        assertThat(o.endMicros()).isEqualTo(T0 + 400_000);
+        assertThat(a.registers()).allSatisfy(r -> {
+            assertThat(r.lostUpdates()).isEqualTo(1);
+            assertThat(r.staleWrites()).hasSize(1);
+        });
+    }
+
+    @Test
+    void anOverlapWithAHoldReportedLostIsCountedApartNotAsAViolation() {
+        round(1, 10, 100, 4_000, 0);            // paused: its hold runs on long after its lease
+        at(3_900, 1, Event.OP_LOST, Event.OK, 10, 0);
+        round(2, 11, 2_500, 2_600, 0);
+
+        Checker.Analysis a = check(1, 1, 1);
+
+        assertThat(a.violations()).isEmpty();
+        assertThat(a.staleOverlaps()).hasSize(1);
+        assertThat(a.holdsReportedLost()).isEqualTo(1);
+    }
+
+    @Test
+    void aReleaseThatSaysLostAlsoMarksTheHoldLost() {
+        round(1, 10, 100, 4_000, 0);
+        events.removeIf(e -> e.client() == 1 && e.is(Event.OP_RELEASE, Event.OK));
+        at(4_001, 1, Event.OP_RELEASE, Event.FAIL, 10, 0);
+        round(2, 11, 2_500, 2_600, 0);
+
+        Checker.Analysis a = check(1, 1, 1);
+
+        assertThat(a.violations()).isEmpty();
+        assertThat(a.staleOverlaps()).hasSize(1);
+    }
+
+    @Test
+    void aTokenBelowOneIssuedBeforeTheAcquireBeganIsAViolationAndSoIsARepeatedToken() {
+        round(1, 10, 100, 200, 0);
+        round(2, 9, 300, 400, 1);
+        round(1, 9, 500, 600, 2);
+
+        Checker.Analysis a = check(3, 3, 3);
+
+        assertThat(a.tokenViolations()).extracting(TortureResult.TokenViolation::what)
+                .anySatisfy(w -> assertThat(w).contains("token 9 is not above token 10"))
+                .anySatisfy(w -> assertThat(w).contains("token 9 was issued twice"));
+    }
+
+    @Test
+    void concurrentAcquisitionsMayGetTokensInEitherOrder() {
+        // Both acquires are in flight at once (invoke 1 at 99, ok at 100; invoke 2 at 50, ok at 300).
+        round(1, 11, 100, 200, 0);
+        events.removeIf(e -> e.client() == 2);
+        at(50, 2, Event.OP_ACQUIRE, Event.INVOKE, 0, 0);
+        at(300, 2, Event.OP_ACQUIRE, Event.OK, 10, 0);
+        at(301, 2, Event.OP_RELEASE, Event.INVOKE, 10, 0);
+        at(302, 2, Event.OP_RELEASE, Event.OK, 10, 0);
+
+        Checker.Analysis a = check(1, 1, 1);
+
+        assertThat(a.tokenViolations()).isEmpty();
+    }
+
+    @Test
+    void aWriteWhoseProcessDiedBeforeItCompletedIsUnknownNotLost() {
+        round(1, 10, 100, 200, 0);
+        at(299, 2, Event.OP_ACQUIRE, Event.INVOKE, 0, 0);
+        at(300, 2, Event.OP_ACQUIRE, Event.OK, 11, 0);
+        at(301, 2, Register.Kind.FENCED.writeOp(), Event.INVOKE, 11, 2);
+        // client 2 killed here: no completion, no release
+
+        Checker.Analysis a = check(2, 1, 1);
+
+        TortureResult.RegisterOutcome fenced = a.registers().get(0);
+        assertThat(fenced.writesOk()).isEqualTo(1);
+        assertThat(fenced.writesIndeterminate()).isEqualTo(1);
+        assertThat(fenced.lostUpdates()).isZero();
+        assertThat(fenced.unexplained()).isZero();
+        assertThat(a.holds()).filteredOn(s -> s.client == 2).singleElement().satisfies(s -> assertThat(s.endedByDeath).isTrue());
+    }
+
+    @Test
+    void aFinalValueAboveEveryPossibleWriteIsUnexplained() {
+        round(1, 10, 100, 200, 0);
+
+        Checker.Analysis a = check(5, 1, 1);
+
+        assertThat(a.registers().get(0).unexplained()).isEqualTo(4);
+    }
+
+    @Test
+    void anomaliesAreAttributedToTheFaultWindowTheyFollow() {
+        round(1, 10, 100, 4_000, 0);
+        at(3_900, 1, Event.OP_LOST, Event.OK, 10, 0);
+        round(2, 11, 2_500, 2_600, 0);
+        FaultWindow pause = new FaultWindow(Fault.PAUSE, T0 + 150_000, T0 + 3_650_000, "client 1", 10, "SIGSTOP", null);
+        events.sort(java.util.Comparator.comparingLong(Event::micros));
+
+        Checker.Analysis a = Checker.check("test store", settings(), T0, T0 + 10_000_000, events, List.of(), List.of(pause),
+                new long[] {1, 1, 1});
+
+        assertThat(a.perFault()).singleElement().satisfies(o -> {
+            assertThat(o.holdsLost()).isEqualTo(1);
+            assertThat(o.staleOverlaps()).isEqualTo(1);
+            assertThat(o.staleWrites().get("unguarded")).isEqualTo(1);
+        });
+    }
+}

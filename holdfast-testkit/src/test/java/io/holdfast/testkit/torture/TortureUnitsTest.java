@@ -1,0 +1,54 @@
+package io.holdfast.testkit.torture;
+
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Fault lists, settings, URI rewriting and history lines. */
+class TortureUnitsTest {
+    @Test
+    void faultListsKeepTheirOrderAndRejectUnknownWords() {
+        assertThat(Fault.parseList("pause,kill")).containsExactly(Fault.PAUSE, Fault.KILL);
+        assertThat(Fault.parseList("all")).containsExactly(Fault.KILL, Fault.PAUSE, Fault.RESTART, Fault.PARTITION);
+        assertThat(Fault.parseList("none")).isEmpty();
+        assertThat(Fault.parseList("")).isEmpty();
+        assertThatThrownBy(() -> Fault.parseList("kill,crash")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("'crash'").hasMessageContaining("kill, pause, restart, partition");
+    }
+
+    @Test
+    void settingsOutOfRangeAreRejectedWithWhatIsAllowed() {
+        assertThatThrownBy(() -> TortureSettings.builder("sqlite:").clients(0).build()).hasMessageContaining("1 to 32");
+        assertThatThrownBy(() -> TortureSettings.builder("sqlite:").duration(Duration.ofMillis(10)).build()).hasMessageContaining("1s to 7d");
+        assertThatThrownBy(() -> TortureSettings.builder("sqlite:").lease(Duration.ofMillis(10)).build()).hasMessageContaining("100ms");
+        TortureSettings s = TortureSettings.builder("sqlite:").reportDir(Path.of("r")).build();
+        assertThat(s.clients()).isEqualTo(4);
+        assertThat(s.faults()).hasSize(4);
+    }
+
+    @Test
+    void loopbackAddressesOfAnyUriShapeArePointedAtProxies() {
+        String zk = "zookeeper://127.0.0.1:2181,127.0.0.1:2182/locks?session=2s";
+        assertThat(Endpoints.loopbackPorts(zk)).isEqualTo(Map.of("127.0.0.1:2181", 2181, "127.0.0.1:2182", 2182));
+        assertThat(Endpoints.rewrite(zk, port -> port + 10_000)).isEqualTo("zookeeper://127.0.0.1:12181,127.0.0.1:12182/locks?session=2s");
+        assertThat(Endpoints.rewrite("jdbc:postgresql://localhost:5432/test?user=postgres", port -> 40_000))
+                .isEqualTo("jdbc:postgresql://127.0.0.1:40000/test?user=postgres");
+        assertThat(Endpoints.loopbackPorts("sqlite:/tmp/locks.db")).isEmpty();
+        assertThat(Endpoints.loopbackPorts("redis://10.1.2.3:6379")).as("never proxies another host").isEmpty();
+    }
+
+    @Test
+    void historyLinesRoundTripAndAnIncompleteLineIsSkipped() {
+        Event e = new Event(1_700_000_000_123_456L, 3, 2, "write:fenced", Event.FAIL, 42, 7, "rejected\tby the\nfence");
+        Event back = Event.parse(e.toLine());
+        assertThat(back).isEqualTo(new Event(e.micros(), 3, 2, "write:fenced", Event.FAIL, 42, 7, "rejected by the fence"));
+        String line = e.toLine();
+        assertThat(Event.parse(line.substring(0, line.indexOf("\tfail")))).isNull();
+        assertThat(Event.parse("garbage")).isNull();
+    }
+}
