@@ -1,0 +1,90 @@
+package io.holdfast.torture;
+
+import io.holdfast.testkit.torture.Fault;
+import io.holdfast.testkit.torture.StoreControl;
+import io.holdfast.testkit.torture.TortureResult;
+import io.holdfast.testkit.torture.TortureResult.FaultWindow;
+import io.holdfast.testkit.torture.TortureResult.RegisterOutcome;
+import io.holdfast.testkit.torture.TortureRunner;
+import io.holdfast.testkit.torture.TortureSettings;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.Set;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The short CI run every backend gets, and the checks that hold on every backend. Reports go to
+ * {@code target/torture/NAME/} (kept after the build, for a person to open), and the text report is
+ * printed to the test's output.
+ */
+final class TortureRuns {
+    /** Short enough for CI on two busy cores, long enough for each fault to come round once. */
+    static final Duration CI_DURATION = Duration.ofSeconds(Long.getLong("holdfast.torture.seconds", 26));
+    static final int CI_CLIENTS = 4;
+
+    private TortureRuns() {
+    }
+
+    static TortureSettings.Builder settings(String name, String uri, Set<Fault> faults) throws IOException {
+        Path dir = Path.of("target", "torture", name);
+        Files.createDirectories(dir);
+        return TortureSettings.builder(uri)
+                .clients(CI_CLIENTS)
+                .duration(CI_DURATION)
+                .faults(faults)
+                .lease(Duration.ofSeconds(2))
+                .think(Duration.ofMillis(60))
+                .acquireWait(Duration.ofSeconds(5))
+                .seed(name.hashCode())
+                .reportDir(dir);
+    }
+
+    static TortureResult run(TortureSettings settings, StoreControl control) throws Exception {
+        TortureRunner runner = new TortureRunner(settings).progress(System.out::println);
+        if (control != null) {
+            runner.storeControl(control);
+        }
+        TortureResult result = runner.run();
+        System.out.println(Files.readString(result.textReport()));
+        return result;
+    }
+
+    /**
+     * What every backend must show: each fault asked for (and possible) was injected; the clients got
+     * work done; the fenced counter lost nothing and its history accounts for its value; the reports exist.
+     */
+    static void assertFencedCounterExactUnderEveryFault(TortureResult r, Set<Fault> expectedInjected) throws IOException {
+        Set<Fault> injected = EnumSet.noneOf(Fault.class);
+        for (FaultWindow w : r.injected()) {
+            injected.add(w.fault());
+        }
+        assertThat(injected).as("faults injected (report: %s)", r.textReport()).containsAll(expectedInjected);
+        assertThat(r.acquisitions()).as("successful acquisitions").isGreaterThan(20);
+        RegisterOutcome fenced = r.register("fenced");
+        assertThat(fenced.writesOk()).as("applied fenced writes").isGreaterThan(20);
+        assertThat(fenced.lostUpdates()).as("lost updates with the fencing guard (report: %s)", r.textReport()).isZero();
+        assertThat(fenced.staleWrites()).as("stale fenced writes").isEmpty();
+        assertThat(fenced.unexplained()).as("fenced increments no write accounts for").isZero();
+        assertThat(fenced.finalValue()).as("fenced final value: applied writes plus at most the unknown ones")
+                .isBetween(fenced.writesOk(), fenced.writesOk() + fenced.writesIndeterminate());
+        for (RegisterOutcome other : r.registers()) {
+            // The unguarded counters may lose updates, but the accounting must still add up.
+            assertThat(other.unexplained()).as("%s increments no write accounts for", other.label()).isZero();
+            assertThat(other.lostUpdates()).isEqualTo(Math.max(0, other.writesOk() - other.finalValue()));
+        }
+        String text = Files.readString(r.textReport());
+        assertThat(text).contains("Verdict:").contains("with the fencing guard: 0 lost updates");
+        assertThat(Files.readString(r.htmlReport())).contains("<svg id=\"timeline\"").contains("class=\"hold hold-");
+    }
+
+    /** On a linearizable store: no two valid holds ever overlapped, and tokens kept real-time order. */
+    static void assertLinearizableLock(TortureResult r) {
+        assertThat(r.violations()).as("mutual-exclusion violations (report: %s)", r.textReport()).isEmpty();
+        assertThat(r.tokenViolations()).as("token violations (report: %s)", r.textReport()).isEmpty();
+    }
+}
