@@ -10,6 +10,7 @@ import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.client.ZKClientConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,13 +53,15 @@ final class Session implements AutoCloseable {
     private final CuratorFramework curator;
     private final ConcurrentHashMap<String, Set<Registration>> watched = new ConcurrentHashMap<>();
     private final LongAdder wakeUps;
+    private final LongAdder watchEvents;
     /** The one watcher of this session's release watches. */
     final Watcher releaseWatcher = this::dispatch;
 
-    private Session(ZooKeeperUri uri, long timeoutMs, LongAdder wakeUps) {
+    private Session(ZooKeeperUri uri, long timeoutMs, LongAdder wakeUps, LongAdder watchEvents) {
         this.uri = uri;
         this.requestedTimeoutMs = timeoutMs;
         this.wakeUps = wakeUps;
+        this.watchEvents = watchEvents;
         int id = SESSIONS.incrementAndGet();
         AtomicInteger threads = new AtomicInteger();
         ThreadFactory daemons = r -> {
@@ -74,6 +77,7 @@ final class Session implements AutoCloseable {
                 .retryPolicy(new RetryNTimes(0, 0))
                 // Keep the servers the URI names (a tracker would swap a proxy address for the real one).
                 .ensembleTracker(false)
+                .zkClientConfig(clientConfig(uri))
                 .threadFactory(daemons);
         if (uri.digest != null) {
             builder.authorization("digest", uri.digest.getBytes(StandardCharsets.UTF_8));
@@ -81,13 +85,46 @@ final class Session implements AutoCloseable {
         this.curator = builder.build();
     }
 
+    /** A synchronous request gets no reply within the connect timeout: it fails (and the client reconnects). */
+    private static ZKClientConfig clientConfig(ZooKeeperUri uri) {
+        ZKClientConfig config = new ZKClientConfig();
+        config.setProperty(ZKClientConfig.ZOOKEEPER_REQUEST_TIMEOUT, Long.toString(uri.connectTimeout.toMillis()));
+        return config;
+    }
+
+    /** A synchronous ZooKeeper request. */
+    interface Request<T> {
+        T send(ZooKeeper zk) throws KeeperException, InterruptedException;
+    }
+
+    /**
+     * Sends a synchronous request (answered on the client's I/O thread, without the hop to its event
+     * thread that an asynchronous callback takes).
+     *
+     * @throws KeeperException for answers the caller handles (no node, node exists, ...)
+     * @throws StoreUnavailableException when the connection broke or the server did not answer in time
+     */
+    <T> T call(ZooKeeper zk, String what, Request<T> request) throws KeeperException {
+        try {
+            return request.send(zk);
+        } catch (KeeperException e) {
+            if (UNAVAILABLE.contains(e.code())) {
+                throw unavailable(what + " failed: " + e.code(), e);
+            }
+            throw e;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new HoldfastException("interrupted while waiting for ZooKeeper to " + what, e);
+        }
+    }
+
     /**
      * Opens a session and waits until it is connected.
      *
      * @throws StoreUnavailableException if no server answers within the URI's connect timeout
      */
-    static Session open(ZooKeeperUri uri, long timeoutMs, LongAdder wakeUps) {
-        Session s = new Session(uri, timeoutMs, wakeUps);
+    static Session open(ZooKeeperUri uri, long timeoutMs, LongAdder wakeUps, LongAdder watchEvents) {
+        Session s = new Session(uri, timeoutMs, wakeUps, watchEvents);
         boolean connected;
         try {
             s.curator.start();
@@ -281,6 +318,7 @@ final class Session implements AutoCloseable {
             return;
         }
         if (event.getPath() != null) {
+            watchEvents.increment();
             fireAll(event.getPath());
         }
     }

@@ -96,6 +96,8 @@ final class ZooKeeperLockStore implements LockStore {
     private final ScheduledThreadPoolExecutor timers;
     /** Release callbacks run (watch events, or a predecessor found gone when watched). */
     final LongAdder wakeUps = new LongAdder();
+    /** Watch events received for watched predecessors, whether or not their waiter still waited. */
+    final LongAdder watchEvents = new LongAdder();
     private volatile boolean closed;
 
     /** An owner's queue node. */
@@ -135,7 +137,7 @@ final class ZooKeeperLockStore implements LockStore {
         this.requestTimeoutMs = uri.connectTimeout.toMillis();
         this.traits = new StoreTraits("linearizable: the ensemble's leader orders every create and delete by quorum; "
                 + "a hold lives in a ZooKeeper session whose timeout is its lease", true, Duration.ofSeconds(1), Duration.ofSeconds(3), true);
-        this.first = Session.open(uri, FIRST_SESSION_MS, wakeUps);
+        this.first = Session.open(uri, FIRST_SESSION_MS, wakeUps, watchEvents);
         sessions.put(FIRST_SESSION_MS, first);
         this.timers = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, "holdfast-zk-leases");
@@ -181,7 +183,7 @@ final class ZooKeeperLockStore implements LockStore {
                 s = sessions.get(ms);
                 if (s == null) {
                     checkOpen();
-                    s = Session.open(uri, ms, wakeUps);
+                    s = Session.open(uri, ms, wakeUps, watchEvents);
                     int negotiated = s.negotiatedTimeoutMs();
                     if (negotiated < ms) {
                         s.close();
@@ -247,7 +249,7 @@ final class ZooKeeperLockStore implements LockStore {
                 node = adopt(s, zk, sid, name, dir, ownerId, lease.toMillis(), children);
             }
             if (node == null) {
-                Created created = createAndList(s, zk, sid, name, dir, ownerId, holder, lease.toMillis());
+                Created created = createAndList(s, zk, name, dir, ownerId, holder, lease.toMillis());
                 node = created.node;
                 children = created.children;
             }
@@ -291,7 +293,7 @@ final class ZooKeeperLockStore implements LockStore {
      * Creates the owner's queue node and lists the directory, pipelined: ZooKeeper answers a session's
      * requests in order, so the listing includes the new node, and both cost one round trip.
      */
-    private Created createAndList(Session s, ZooKeeper zk, long sid, String name, String dir, String owner, String holder, long leaseMs)
+    private Created createAndList(Session s, ZooKeeper zk, String name, String dir, String owner, String holder, long leaseMs)
             throws KeeperException {
         String prefix = dir + "/" + LockNodes.nodePrefix(owner);
         byte[] data = LockNodes.data(holder, leaseMs, s.negotiatedTimeoutMs());
@@ -312,6 +314,17 @@ final class ZooKeeperLockStore implements LockStore {
                 throw e;
             }
             zk.getChildren(dir, false, (AsyncCallback.ChildrenCallback) (rc, path, ctx, kids) -> Session.complete(listed, rc, path, kids), null);
+            // The replies, and so their callbacks, come in order: once the listing is in, so is the create.
+            // Waiting for the listing first wakes this thread once.
+            List<String> children;
+            try {
+                children = s.await(listed, requestTimeoutMs, what);
+            } catch (KeeperException e) {
+                children = null; // no directory: the create failed alike, and says so below
+            } catch (StoreUnavailableException e) {
+                uncertain.add(owner); // the create may have happened: look for it before creating again
+                throw e;
+            }
             Stat stat;
             try {
                 stat = s.await(created, requestTimeoutMs, what);
@@ -322,23 +335,14 @@ final class ZooKeeperLockStore implements LockStore {
                 mkdirs(s, zk, dir, what); // a new name, or a directory the server removed once it was empty
                 continue;
             } catch (StoreUnavailableException e) {
-                uncertain.add(owner); // the create may have happened: look for it before creating again
+                uncertain.add(owner);
                 throw e;
             }
             String child = createdPath[0].substring(dir.length() + 1);
             Node node = new Node(owner, name, dir, child, stat.getCzxid(), stat.getEphemeralOwner(), s, leaseMs);
-            if (node.sessionId != sid) {
-                log.debug("created {} in session {} while expecting {}", node.path, node.sessionId, sid);
-            }
             nodes.put(owner, node);
             uncertain.remove(owner);
-            List<String> children;
-            try {
-                children = s.await(listed, requestTimeoutMs, what);
-            } catch (KeeperException.NoNodeException e) {
-                children = List.of(); // cannot be: the node was just created there
-            }
-            return new Created(node, children);
+            return new Created(node, children == null ? List.of() : children);
         }
     }
 
@@ -359,14 +363,7 @@ final class ZooKeeperLockStore implements LockStore {
             deleteQuietly(s, zk, dir + "/" + extra);
         }
         String child = mine.get(0);
-        CompletableFuture<Stat> read = new CompletableFuture<>();
-        zk.exists(dir + "/" + child, false, (AsyncCallback.StatCallback) (rc, path, ctx, stat) -> Session.complete(read, rc, path, stat), null);
-        Stat stat;
-        try {
-            stat = s.await(read, requestTimeoutMs, "find the queue node of '" + name + "'");
-        } catch (KeeperException.NoNodeException e) {
-            stat = null;
-        }
+        Stat stat = s.call(zk, "find the queue node of '" + name + "'", z -> z.exists(dir + "/" + child, false));
         if (stat == null) {
             return null;
         }
@@ -413,10 +410,8 @@ final class ZooKeeperLockStore implements LockStore {
         missing.push(dir);
         while (!missing.isEmpty()) {
             String path = missing.peek();
-            CompletableFuture<String> made = new CompletableFuture<>();
-            zk.create(path, new byte[0], acl, CreateMode.CONTAINER, (AsyncCallback.StringCallback) (rc, p, ctx, n) -> Session.complete(made, rc, p, n), null);
             try {
-                s.await(made, requestTimeoutMs, what);
+                s.call(zk, what, z -> z.create(path, new byte[0], acl, CreateMode.CONTAINER));
                 missing.pop();
             } catch (KeeperException.NodeExistsException e) {
                 missing.pop();
@@ -431,10 +426,8 @@ final class ZooKeeperLockStore implements LockStore {
     }
 
     private List<String> children(Session s, ZooKeeper zk, String dir, String what) throws KeeperException {
-        CompletableFuture<List<String>> listed = new CompletableFuture<>();
-        zk.getChildren(dir, false, (AsyncCallback.ChildrenCallback) (rc, path, ctx, kids) -> Session.complete(listed, rc, path, kids), null);
         try {
-            return s.await(listed, requestTimeoutMs, what);
+            return s.call(zk, what, z -> z.getChildren(dir, false));
         } catch (KeeperException.NoNodeException e) {
             return List.of();
         }
@@ -524,9 +517,10 @@ final class ZooKeeperLockStore implements LockStore {
         log.debug("lease of {} ran out without renewal; deleting its node", node.path);
         try {
             ZooKeeper zk = node.session.zk(0);
-            CompletableFuture<Void> deleted = new CompletableFuture<>();
-            zk.delete(node.path, -1, (AsyncCallback.VoidCallback) (rc, path, ctx) -> Session.complete(deleted, rc, path, null), null);
-            node.session.await(deleted, requestTimeoutMs, "delete the expired " + node.path);
+            node.session.call(zk, "delete the expired " + node.path, z -> {
+                z.delete(node.path, -1);
+                return null;
+            });
         } catch (KeeperException.NoNodeException e) {
             // already gone
         } catch (StoreUnavailableException e) {
@@ -572,10 +566,11 @@ final class ZooKeeperLockStore implements LockStore {
             if (node != null && node.dir.equals(dir)) {
                 Session s = node.session.connected() || !first.connected() ? node.session : first;
                 ZooKeeper zk = s.zk(requestTimeoutMs);
-                CompletableFuture<Void> deleted = new CompletableFuture<>();
-                zk.delete(node.path, -1, (AsyncCallback.VoidCallback) (rc, path, ctx) -> Session.complete(deleted, rc, path, null), null);
                 try {
-                    s.await(deleted, requestTimeoutMs, what);
+                    s.call(zk, what, z -> {
+                        z.delete(node.path, -1);
+                        return null;
+                    });
                 } catch (KeeperException.NoNodeException e) {
                     forget(node);
                     uncertain.remove(ownerId);
@@ -592,10 +587,12 @@ final class ZooKeeperLockStore implements LockStore {
             boolean freed = false;
             for (int i = 0; i < queue.size(); i++) {
                 if (queue.get(i).startsWith(prefix)) {
-                    CompletableFuture<Void> deleted = new CompletableFuture<>();
-                    zk.delete(dir + "/" + queue.get(i), -1, (AsyncCallback.VoidCallback) (rc, path, ctx) -> Session.complete(deleted, rc, path, null), null);
+                    String path = dir + "/" + queue.get(i);
                     try {
-                        first.await(deleted, requestTimeoutMs, what);
+                        first.call(zk, what, z -> {
+                            z.delete(path, -1);
+                            return null;
+                        });
                         freed |= i == 0;
                     } catch (KeeperException.NoNodeException e) {
                         // released meanwhile
@@ -627,10 +624,8 @@ final class ZooKeeperLockStore implements LockStore {
         }
         try {
             ZooKeeper zk = s.zk(0);
-            CompletableFuture<byte[]> read = new CompletableFuture<>();
             // getData, not exists: on a missing node it sets no watch, so nothing is left behind.
-            zk.getData(path, s.releaseWatcher, (AsyncCallback.DataCallback) (rc, p, ctx, data, stat) -> Session.complete(read, rc, p, data), null);
-            s.await(read, requestTimeoutMs, "watch the predecessor of a waiter on '" + name + "'");
+            s.call(zk, "watch the predecessor of a waiter on '" + name + "'", z -> z.getData(path, s.releaseWatcher, null));
         } catch (KeeperException.NoNodeException e) {
             s.fireAll(path); // already released: wake at once
         } catch (KeeperException e) {
@@ -654,11 +649,9 @@ final class ZooKeeperLockStore implements LockStore {
         try {
             ZooKeeper zk = first.zk(requestTimeoutMs);
             for (int i = 0; i < RACE_RETRIES; i++) {
-                CompletableFuture<List<String>> listed = new CompletableFuture<>();
-                zk.getChildren(dir, false, (AsyncCallback.ChildrenCallback) (rc, path, ctx, kids) -> Session.complete(listed, rc, path, kids), null);
                 List<String> children;
                 try {
-                    children = first.await(listed, requestTimeoutMs, what);
+                    children = first.call(zk, what, z -> z.getChildren(dir, false));
                 } catch (KeeperException.NoNodeException e) {
                     return Optional.empty();
                 }
@@ -680,17 +673,13 @@ final class ZooKeeperLockStore implements LockStore {
             return Optional.of(new LockInfo(name, false, null, null, 0, null));
         }
         String head = queue.get(0);
-        CompletableFuture<Object[]> read = new CompletableFuture<>();
-        zk.getData(dir + "/" + head, false, (AsyncCallback.DataCallback) (rc, p, ctx, data, stat) ->
-                Session.complete(read, rc, p, new Object[] {data, stat}), null);
-        Object[] got;
+        Stat stat = new Stat();
+        byte[] data;
         try {
-            got = first.await(read, requestTimeoutMs, what);
+            data = first.call(zk, what, z -> z.getData(dir + "/" + head, false, stat));
         } catch (KeeperException.NoNodeException e) {
             return null;
         }
-        byte[] data = (byte[]) got[0];
-        Stat stat = (Stat) got[1];
         long outlives = LockNodes.longField(data, "session", LockNodes.longField(data, "lease", 0));
         return Optional.of(new LockInfo(name, true, LockNodes.field(data, "holder"), LockNodes.owner(head), stat.getCzxid(),
                 outlives > 0 ? Duration.ofMillis(outlives) : null));
@@ -769,10 +758,12 @@ final class ZooKeeperLockStore implements LockStore {
                 if (queue.isEmpty()) {
                     return false;
                 }
-                CompletableFuture<Void> deleted = new CompletableFuture<>();
-                zk.delete(dir + "/" + queue.get(0), -1, (AsyncCallback.VoidCallback) (rc, path, ctx) -> Session.complete(deleted, rc, path, null), null);
+                String head = dir + "/" + queue.get(0);
                 try {
-                    first.await(deleted, requestTimeoutMs, what);
+                    first.call(zk, what, z -> {
+                        z.delete(head, -1);
+                        return null;
+                    });
                     return true;
                 } catch (KeeperException.NoNodeException e) {
                     // released meanwhile; the next in line may hold it now

@@ -27,9 +27,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * No herd: 32 waiters, each its own client (its own ZooKeeper session), queue on one lock. Every
- * release wakes exactly one waiter, the next in the queue, which then holds the lock; the others'
- * stores see no wake-up at all. Wake-ups are counted by each store (release callbacks run because a
- * watched predecessor went away).
+ * release sends exactly one watch event, to the next waiter in the queue, which then holds the lock;
+ * the other waiters' sessions receive nothing and their stores run no wake-up. (The next waiter's own
+ * backstop poll may now and then find the lock free just before the event arrives; then the event
+ * still comes, but finds nobody waiting.)
  */
 class HerdTest {
     private static final int WAITERS = 32;
@@ -90,41 +91,60 @@ class HerdTest {
                 queueOrder.add(LockNodes.owner(node));
             }
 
-            long[] before = wakeUps(clients);
+            long[] before = watchEvents(clients);
+            long[] wakeUpsBefore = wakeUps(clients);
             initial.close();
             int wokenTotal = 0;
             for (int step = 1; step <= WAITERS; step++) {
                 Integer holder = acquired.poll(60, TimeUnit.SECONDS);
                 assertThat(holder).as("a waiter acquired after release number %d", step).isNotNull();
                 Thread.sleep(200); // room for any stray wake-up to arrive before counting
-                long[] after = wakeUps(clients);
+                long[] after = watchEvents(clients);
+                long[] wakeUpsAfter = wakeUps(clients);
+                Set<Integer> notified = new HashSet<>();
                 Set<Integer> woken = new HashSet<>();
                 for (int i = 0; i < clients.size(); i++) {
                     if (after[i] != before[i]) {
+                        notified.add(i);
+                        assertThat(after[i] - before[i]).as("watch events client %d received for release number %d", i, step).isEqualTo(1);
+                    }
+                    if (wakeUpsAfter[i] != wakeUpsBefore[i]) {
                         woken.add(i);
                         wokenTotal++;
                     }
                 }
-                assertThat(woken).as("clients woken by release number %d", step).containsExactly(holder);
+                assertThat(notified).as("clients notified of release number %d", step).containsExactly(holder);
+                assertThat(woken).as("clients woken by release number %d", step).isSubsetOf(holder);
+                wakeUpsBefore = wakeUpsAfter;
                 LockInfo info = first.holdfast().admin().status(name).orElseThrow();
                 assertThat(info.ownerId()).as("holder after release number %d is the next in the queue", step)
                         .isEqualTo(queueOrder.get(step));
                 before = after;
                 mayRelease.get(holder - 1).countDown();
             }
-            assertThat(wokenTotal).as("waiters woken over %d releases", WAITERS).isEqualTo(WAITERS);
+            System.out.println("herd: " + WAITERS + " releases, " + WAITERS + " watch events, " + wokenTotal
+                    + " wake-ups (the rest were beaten by the waiter's own poll)");
             List<Long> handedOut = new ArrayList<>();
             for (CompletableFuture<Long> t : tokens) {
                 handedOut.add(t.get(30, TimeUnit.SECONDS));
             }
             assertThat(handedOut).doesNotHaveDuplicates();
-            assertThat(wakeUps(clients)).as("wake-ups after the last release (it has no one to wake)").containsExactly(before);
+            Thread.sleep(200);
+            assertThat(watchEvents(clients)).as("watch events after the last release (it has no one to notify)").containsExactly(before);
         } finally {
             threads.shutdownNow();
             for (TrackedClient c : clients) {
                 c.close();
             }
         }
+    }
+
+    private static long[] watchEvents(List<TrackedClient> clients) {
+        long[] counts = new long[clients.size()];
+        for (int i = 0; i < counts.length; i++) {
+            counts[i] = clients.get(i).store().watchEvents.sum();
+        }
+        return counts;
     }
 
     private static long[] wakeUps(List<TrackedClient> clients) {
