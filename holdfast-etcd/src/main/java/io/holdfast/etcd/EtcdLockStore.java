@@ -55,7 +55,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       attached to the session lease, then read it and the lock's key with the lowest create revision. The
  *       owner holds the lock if that lowest key is its own; otherwise its key stays, queued by create
  *       revision. A retried attempt finds the key and adopts it. The session lease gets a keep-alive sent
- *       together with the transaction, so a granted hold's local deadline starts no earlier than etcd's.</li>
+ *       together with the transaction, so a granted hold's local deadline starts no earlier than etcd's. An
+ *       owner already queued re-attempts with a read-only transaction (no Raft proposal) of the same two reads,
+ *       and queues again if its key has gone.</li>
  *   <li>The fencing token is the key's create revision: etcd's revisions only grow, so it is greater than
  *       every token issued before for the name, whatever happened to the earlier keys.</li>
  *   <li>A waiter watches only the deletion of the key just before its own (by create revision). Being woken
@@ -72,7 +74,7 @@ final class EtcdLockStore implements LockStore {
     static final int MAX_TXN_OPS = 128;
     private static final int LIST_PAGE = 500;
     private static final long TICK_MILLIS = 100;
-    private static final int ATTEMPT_ROUNDS = 3;
+    private static final int ATTEMPT_ROUNDS = 4;
     private static final GetOption LOWEST = GetOption.builder().isPrefix(true)
             .withSortField(GetOption.SortTarget.CREATE).withSortOrder(GetOption.SortOrder.ASCEND).withLimit(1).build();
     private static final AtomicInteger STORES = new AtomicInteger();
@@ -98,14 +100,16 @@ final class EtcdLockStore implements LockStore {
         final String name;
         final ByteSequence key;
         final long createRevision;
+        final long leaseId;
         /** While held: until when (System.nanoTime) the owner renewed it; the keeper deletes it after. */
         volatile long keepUntilNanos;
         volatile boolean held;
 
-        Owned(String name, ByteSequence key, long createRevision) {
+        Owned(String name, ByteSequence key, long createRevision, long leaseId) {
             this.name = name;
             this.key = key;
             this.createRevision = createRevision;
+            this.leaseId = leaseId;
         }
     }
 
@@ -180,7 +184,13 @@ final class EtcdLockStore implements LockStore {
             // The keep-alive travels with the transaction: it renews the session from now on, so the hold's
             // local deadline (counted from before this call) passes before etcd can expire the key.
             CompletableFuture<LeaseKeepAliveResponse> keptAlive = sessions.keepAliveOnce(session);
-            CompletableFuture<TxnResponse> txn = kv.txn()
+            Owned known = owned.get(ownerId);
+            // A queued owner's key exists already: a read-only transaction (a linearizable read, no Raft
+            // proposal) decides, and finds out if the key has gone meanwhile. Otherwise create it if absent.
+            boolean queued = known != null && known.name.equals(name) && known.leaseId == session.leaseId;
+            CompletableFuture<TxnResponse> txn = queued
+                    ? kv.txn().Then(Op.get(own, GetOption.DEFAULT), Op.get(lockKeys, LOWEST)).commit()
+                    : kv.txn()
                     .If(new Cmp(own, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
                     .Then(Op.put(own, LockKeys.bytes(holder), PutOption.builder().withLeaseId(session.leaseId).build()),
                             Op.get(own, GetOption.DEFAULT), Op.get(lockKeys, LOWEST))
@@ -201,6 +211,12 @@ final class EtcdLockStore implements LockStore {
             }
             KeyValue mine = first(response.getGetResponses().get(0));
             KeyValue head = first(response.getGetResponses().get(1));
+            if (queued && (mine == null || mine.getCreateRevision() != known.createRevision)) {
+                // Our queued key is gone (its session expired, or it was deleted): queue again, at the back,
+                // rather than believe the place we had (Jepsen's lesson).
+                owned.remove(ownerId, known);
+                continue;
+            }
             if (mine == null || head == null) {
                 throw calls.unavailable("the transaction to " + what + " read no key of its own", null);
             }
@@ -210,9 +226,9 @@ final class EtcdLockStore implements LockStore {
                 deleteGuarded(mine.getKey(), mine.getCreateRevision(), what);
                 continue;
             }
-            Owned o = owned.computeIfAbsent(ownerId, id -> new Owned(name, own, mine.getCreateRevision()));
-            if (o.createRevision != mine.getCreateRevision()) {
-                o = new Owned(name, own, mine.getCreateRevision());
+            Owned o = owned.computeIfAbsent(ownerId, id -> new Owned(name, own, mine.getCreateRevision(), mine.getLease()));
+            if (o.createRevision != mine.getCreateRevision() || o.leaseId != mine.getLease()) {
+                o = new Owned(name, own, mine.getCreateRevision(), mine.getLease());
                 owned.put(ownerId, o);
             }
             if (head.getKey().equals(own)) {

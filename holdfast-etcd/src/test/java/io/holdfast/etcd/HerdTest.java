@@ -82,6 +82,7 @@ class HerdTest {
             double eventsBefore = EtcdCluster.metric(member, "etcd_debugging_mvcc_events_total");
             double txnsBefore = EtcdCluster.metric(member, "grpc_server_started_total", "grpc_method=\"Txn\"");
             double rangesBefore = EtcdCluster.metric(member, "grpc_server_started_total", "grpc_method=\"Range\"");
+            double proposalsBefore = EtcdCluster.metric(member, "etcd_server_proposals_committed_total");
             long start = System.nanoTime();
             initial.close();
             for (Future<?> w : waiters) {
@@ -92,11 +93,12 @@ class HerdTest {
             double events = EtcdCluster.metric(member, "etcd_debugging_mvcc_events_total") - eventsBefore;
             double txns = EtcdCluster.metric(member, "grpc_server_started_total", "grpc_method=\"Txn\"") - txnsBefore;
             double ranges = EtcdCluster.metric(member, "grpc_server_started_total", "grpc_method=\"Range\"") - rangesBefore;
+            double proposals = EtcdCluster.metric(member, "etcd_server_proposals_committed_total") - proposalsBefore;
 
             int releases = WAITERS + 1;
             System.out.printf("herd: %d waiters, %d releases in %.2f s: %.0f watch events sent by etcd (%.2f per release), "
-                    + "%.0f transactions (%.2f per hand-off), %.0f plain reads%n", WAITERS, releases, seconds, events,
-                    events / releases, txns, txns / WAITERS, ranges);
+                    + "%.0f transactions (%.2f per hand-off), %.0f Raft proposals (%.2f per hand-off), %.0f plain reads%n", WAITERS,
+                    releases, seconds, events, events / releases, txns, txns / WAITERS, proposals, proposals / WAITERS, ranges);
             assertThat(order).as("acquisition order (arrival order is 0..31)").containsExactlyElementsOf(
                     IntStream.range(0, WAITERS).boxed().toList());
             assertThat(events).as("watch events etcd sent during %d releases (a herd sends up to %d)", releases,

@@ -130,4 +130,52 @@ class SessionLeaseTest {
             }
         }
     }
+
+    /**
+     * Jepsen's lesson: a waiter whose session lease expired while it waited (revoked here, as etcd does when
+     * a paused waiter misses its keep-alives) lost its place. Woken later, it must not take the lock on the
+     * strength of the place it had: it queues again, at the back, behind a waiter that came after it.
+     */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void aWaiterWhoseSessionExpiredQueuesAgainAtTheBack() throws Exception {
+        String name = "jepsen/requeue";
+        try (Holdfast holder = Holdfast.connect(etcd.uri(PREFIX, null)); Holdfast early = Holdfast.connect(etcd.uri(PREFIX, null));
+             Holdfast late = Holdfast.connect(etcd.uri(PREFIX, null))) {
+            Hold hold = holder.lock(name).acquire(Duration.ofSeconds(10));
+            CompletableFuture<Hold> first = early.lock(name, Duration.ofSeconds(3), true).acquireAsync(Duration.ofSeconds(40));
+            awaitKeys(name, 2);
+            KeyValue earlyKey = keys(name).get(1);
+            CompletableFuture<Hold> second = late.lock(name).acquireAsync(Duration.ofSeconds(40));
+            awaitKeys(name, 3);
+
+            raw.getLeaseClient().revoke(earlyKey.getLease()).get(10, TimeUnit.SECONDS);
+            awaitKeys(name, 2); // the early waiter's key went with its session
+            hold.close();
+            Hold lateHold = second.get(20, TimeUnit.SECONDS);
+            assertThat(first.isDone()).as("the early waiter, whose key had gone, got the lock before the late one").isFalse();
+            assertThat(lateHold.fencingToken()).isGreaterThan(earlyKey.getCreateRevision());
+            lateHold.close();
+            try (Hold earlyHold = first.get(20, TimeUnit.SECONDS)) {
+                assertThat(earlyHold.fencingToken()).as("the early waiter's token: a new key's revision, not its lost one")
+                        .isGreaterThan(lateHold.fencingToken());
+            }
+        }
+    }
+
+    private static List<KeyValue> keys(String name) throws Exception {
+        return raw.getKVClient().get(EtcdKeys.utf8(PREFIX + "/" + name + "!"), GetOption.builder().isPrefix(true)
+                .withSortField(GetOption.SortTarget.CREATE).withSortOrder(GetOption.SortOrder.ASCEND).build())
+                .get(10, TimeUnit.SECONDS).getKvs();
+    }
+
+    private static void awaitKeys(String name, int count) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (keys(name).size() != count) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("expected " + count + " keys under " + name + ", have " + keys(name).size());
+            }
+            Thread.sleep(20);
+        }
+    }
 }
