@@ -43,7 +43,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -90,6 +89,8 @@ final class EtcdLockStore implements LockStore {
     private final StoreTraits traits;
     /** Keys this store created and has not seen deleted, by owner id. */
     private final ConcurrentHashMap<String, Owned> owned = new ConcurrentHashMap<>();
+    /** Open watches of waiting owners, by owner id. */
+    private final ConcurrentHashMap<String, PredecessorWatch> predecessorWatches = new ConcurrentHashMap<>();
     /** Keys to delete in the background (a release that failed, an unrenewed hold), with their create revision or 0. */
     private final ConcurrentHashMap<ByteSequence, PendingDelete> toDelete = new ConcurrentHashMap<>();
     private final ScheduledExecutorService keeper;
@@ -380,9 +381,21 @@ final class EtcdLockStore implements LockStore {
 
     // ------------------------------------------------------------------------------------------ watch
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The watch is on the key just before the owner's, which stays its predecessor until it is deleted (keys
+     * created later have higher revisions). So while an owner's watch is open and has not fired, a new
+     * registration for the same owner (the core registers again after every refused attempt) joins it without
+     * a call to etcd.
+     */
     @Override
     public AutoCloseable watchReleases(String name, String ownerId, Runnable onRelease) {
         requireOwnerId(ownerId);
+        PredecessorWatch open = predecessorWatches.get(ownerId);
+        if (open != null && open.name.equals(name) && open.add(onRelease)) {
+            return () -> open.remove(onRelease);
+        }
         ByteSequence own = keys.owner(name, ownerId);
         String what = "find the waiter before '" + ownerId + "' on '" + name + "'";
         Owned o = owned.get(ownerId);
@@ -408,57 +421,132 @@ final class EtcdLockStore implements LockStore {
             onRelease.run();
             return () -> { };
         }
-        AtomicBoolean fired = new AtomicBoolean();
-        Runnable fireOnce = () -> {
-            if (fired.compareAndSet(false, true)) {
-                onRelease.run();
+        PredecessorWatch watch = new PredecessorWatch(ownerId, name);
+        watch.add(onRelease);
+        PredecessorWatch replaced = predecessorWatches.put(ownerId, watch);
+        if (replaced != null) {
+            replaced.close(); // fired or abandoned; its registrations were told or are being closed
+        }
+        watch.start(predecessor.getKey(), predecessor.getCreateRevision(), r.getHeader().getRevision());
+        return () -> watch.remove(onRelease);
+    }
+
+    /**
+     * One waiting owner's watch on the deletion of its predecessor key, shared by the core's registrations
+     * for that owner. It fires once: on the deletion, or on any doubt (a broken watch), and then closes.
+     */
+    private final class PredecessorWatch {
+        final String ownerId;
+        final String name;
+        // Guarded by this.
+        private final List<Runnable> listeners = new ArrayList<>();
+        private boolean done;
+        private Watch.Watcher watcher;
+
+        PredecessorWatch(String ownerId, String name) {
+            this.ownerId = ownerId;
+            this.name = name;
+        }
+
+        /** Adds a registration; false if this watch already fired or closed. */
+        synchronized boolean add(Runnable listener) {
+            if (done) {
+                return false;
             }
-        };
-        // Watch from now rather than from the lookup's revision: etcd serves a watch that starts in the past
-        // from a catch-up loop that runs every 100 ms, one from now at once. A deletion between the lookup and
-        // the watch's start is caught by reading the predecessor again once the watch exists.
-        long lookedAt = r.getHeader().getRevision();
-        ByteSequence predecessorKey = predecessor.getKey();
-        long predecessorRevision = predecessor.getCreateRevision();
-        Watch.Watcher watcher = watches.watch(predecessorKey,
-                WatchOption.builder().withNoPut(true).withCreateNotify(true).withRequireLeader(true).build(),
-                new Watch.Listener() {
-                    @Override
-                    public void onNext(io.etcd.jetcd.watch.WatchResponse response) {
-                        if (response.isCreatedNotify()) {
-                            if (response.getHeader().getRevision() > lookedAt) {
-                                kv.get(predecessorKey).whenComplete((now, error) -> {
-                                    if (error != null || now.getKvs().isEmpty()
-                                            || now.getKvs().get(0).getCreateRevision() != predecessorRevision) {
-                                        fireOnce.run();
-                                    }
-                                });
-                            }
-                            return;
-                        }
-                        for (WatchEvent event : response.getEvents()) {
-                            if (event.getEventType() == WatchEvent.EventType.DELETE) {
-                                fireOnce.run();
+            listeners.add(listener);
+            return true;
+        }
+
+        /** Removes a registration; the last one closes the watch. */
+        void remove(Runnable listener) {
+            synchronized (this) {
+                listeners.remove(listener);
+                if (done || !listeners.isEmpty()) {
+                    return;
+                }
+            }
+            close();
+        }
+
+        void fire() {
+            List<Runnable> toTell;
+            synchronized (this) {
+                if (done) {
+                    return;
+                }
+                toTell = new ArrayList<>(listeners);
+            }
+            close();
+            toTell.forEach(Runnable::run);
+        }
+
+        void close() {
+            Watch.Watcher w;
+            synchronized (this) {
+                done = true;
+                listeners.clear();
+                w = watcher;
+                watcher = null;
+            }
+            predecessorWatches.remove(ownerId, this);
+            if (w != null) {
+                w.close();
+            }
+        }
+
+        /**
+         * Watches {@code key} from now rather than from the lookup's revision {@code lookedAt}: etcd serves a
+         * watch that starts in the past from a catch-up loop that runs every 100 ms, one from now at once. A
+         * deletion between the lookup and the watch's start is caught by reading the key again once the watch
+         * exists.
+         */
+        void start(ByteSequence key, long keyRevision, long lookedAt) {
+            Watch.Watcher w = watches.watch(key,
+                    WatchOption.builder().withNoPut(true).withCreateNotify(true).withRequireLeader(true).build(),
+                    new Watch.Listener() {
+                        @Override
+                        public void onNext(io.etcd.jetcd.watch.WatchResponse response) {
+                            if (response.isCreatedNotify()) {
+                                if (response.getHeader().getRevision() > lookedAt) {
+                                    kv.get(key).whenComplete((now, error) -> {
+                                        if (error != null || now.getKvs().isEmpty()
+                                                || now.getKvs().get(0).getCreateRevision() != keyRevision) {
+                                            fire();
+                                        }
+                                    });
+                                }
                                 return;
                             }
+                            for (WatchEvent event : response.getEvents()) {
+                                if (event.getEventType() == WatchEvent.EventType.DELETE) {
+                                    fire();
+                                    return;
+                                }
+                            }
                         }
-                    }
 
-                    @Override
-                    public void onError(Throwable error) {
-                        // A broken watch may have missed the deletion: let the waiter look for itself.
-                        fireOnce.run();
-                    }
+                        @Override
+                        public void onError(Throwable error) {
+                            // A broken watch may have missed the deletion: let the waiter look for itself.
+                            fire();
+                        }
 
-                    @Override
-                    public void onCompleted() {
-                        // Closed by us, or the client is closing: nothing to report.
-                    }
-                });
-        return () -> {
-            fired.set(true);
-            watcher.close();
-        };
+                        @Override
+                        public void onCompleted() {
+                            // Closed by us, or the client is closing: nothing to report.
+                        }
+                    });
+            boolean closeNow;
+            synchronized (this) {
+                closeNow = done;
+                if (!done) {
+                    watcher = w;
+                }
+            }
+            if (closeNow) {
+                w.close();
+            }
+        }
     }
 
     // ------------------------------------------------------------------------------------------ operators
