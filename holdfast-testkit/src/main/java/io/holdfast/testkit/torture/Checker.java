@@ -131,6 +131,13 @@ final class Checker {
                             s.lostReason = e.detail();
                         }
                     }
+                    case Event.OP_CLAIM -> {
+                        if (e.type().equals(Event.FAIL)) {
+                            // The FENCED guard acted at the claim: the write that would have followed is refused.
+                            writeCounts.get(Register.Kind.FENCED)[1]++;
+                            rejectedWrites.get(Register.Kind.FENCED).add(e);
+                        }
+                    }
                     case Event.OP_RELEASE -> {
                         Span s = byToken.get(e.token());
                         if (s != null) {

@@ -59,9 +59,10 @@ final class HtmlReport {
         verdicts(b, a);
         b.append("<h2>Timeline</h2>\n");
         legend(b);
-        timeline(b, a);
+        Scale x = scale(a);
+        timeline(b, a, x);
         b.append("<h2>Successful acquisitions per second</h2>\n");
-        availability(b, a);
+        availability(b, a, x);
         tables(b, a);
         b.append("</body></html>\n");
         return b.toString();
@@ -102,15 +103,19 @@ final class HtmlReport {
         b.append("</div>\n");
     }
 
-    private static void timeline(StringBuilder b, Checker.Analysis a) {
-        int lanes = a.settings().clients();
-        int height = TOP + lanes * LANE + BOTTOM;
+    /** One time scale for both charts, so a second of the availability chart sits under the same second of the timeline. */
+    private static Scale scale(Checker.Analysis a) {
         long from = Math.min(a.originMicros(), a.startMicros());
-        long to = a.endMicros();
+        long to = a.startMicros() + a.acquisitionsPerSecond().length * 1_000_000L;
         for (Checker.Span h : a.holds()) {
             to = Math.max(to, h.endMicros);
         }
-        Scale x = new Scale(from, Math.max(to, from + 1_000_000));
+        return new Scale(from, Math.max(to, from + 1_000_000));
+    }
+
+    private static void timeline(StringBuilder b, Checker.Analysis a, Scale x) {
+        int lanes = a.settings().clients();
+        int height = TOP + lanes * LANE + BOTTOM;
         b.append("<svg id=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" width=\"").append(WIDTH).append("\" height=\"").append(height)
                 .append("\" viewBox=\"0 0 ").append(WIDTH).append(' ').append(height).append("\" font-family=\"sans-serif\" font-size=\"11\">\n");
         b.append("<rect class=\"plot\" x=\"").append(LEFT).append("\" y=\"").append(TOP).append("\" width=\"").append(WIDTH - LEFT - RIGHT)
@@ -190,8 +195,9 @@ final class HtmlReport {
             }
         }
         for (Event e : a.rejectedWrites()) {
+            String what = e.op().equals(Event.OP_CLAIM) ? "fenced claim" : e.op().substring(6) + " write of " + e.value();
             b.append(String.format(Locale.ROOT, "<circle class=\"rejected\" cx=\"%.1f\" cy=\"%d\" r=\"2.5\" fill=\"#000\"><title>%s</title></circle>\n",
-                    x.at(e.micros()), laneY(e.client()) + LANE - 4, esc(e.op().substring(6) + " write of " + e.value() + " by client "
+                    x.at(e.micros()), laneY(e.client()) + LANE - 4, esc(what + " by client "
                             + e.client() + "." + e.incarnation() + " (token " + e.token() + ") rejected by the fence")));
         }
         for (HoldOverlap o : a.violations()) {
@@ -210,7 +216,7 @@ final class HtmlReport {
         b.append("</svg>\n");
     }
 
-    private static void availability(StringBuilder b, Checker.Analysis a) {
+    private static void availability(StringBuilder b, Checker.Analysis a, Scale x) {
         int[] perSecond = a.acquisitionsPerSecond();
         int height = 150;
         int top = 10;
@@ -219,13 +225,14 @@ final class HtmlReport {
         for (int v : perSecond) {
             max = Math.max(max, v);
         }
-        double bw = (double) (WIDTH - LEFT - RIGHT) / perSecond.length;
+        double bw = x.at(a.startMicros() + 1_000_000) - x.at(a.startMicros());
+        double zero = x.at(a.startMicros());
         b.append("<svg id=\"availability\" xmlns=\"http://www.w3.org/2000/svg\" width=\"").append(WIDTH).append("\" height=\"").append(height)
                 .append("\" viewBox=\"0 0 ").append(WIDTH).append(' ').append(height).append("\" font-family=\"sans-serif\" font-size=\"11\">\n");
         b.append(String.format(Locale.ROOT, "<text x=\"8\" y=\"%d\">%d/s</text><text x=\"8\" y=\"%d\">0</text>", top + 10, max, top + plotH));
         for (FaultWindow f : a.faults()) {
             if (f.skipReason() == null) {
-                double x1 = LEFT + (f.startMicros() - a.startMicros()) / 1e6 * bw;
+                double x1 = x.at(f.startMicros());
                 double w = Math.max(2, (f.endMicros() - f.startMicros()) / 1e6 * bw);
                 b.append(String.format(Locale.ROOT, "<rect class=\"fault\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\" fill-opacity=\"0.14\"/>",
                         x1, top, w, plotH, FAULT_COLORS.get(f.fault())));
@@ -234,17 +241,17 @@ final class HtmlReport {
         for (int i = 0; i < perSecond.length; i++) {
             double h = (double) perSecond[i] / max * plotH;
             b.append(String.format(Locale.ROOT, "<rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>%ds: %d</title></rect>",
-                    LEFT + i * bw + 0.5, top + plotH - h, Math.max(1, bw - 1), h, perSecond[i] == 0 ? "#e53935" : "#3949ab", i, perSecond[i]));
+                    zero + i * bw + 0.5, top + plotH - h, Math.max(1, bw - 1), h, perSecond[i] == 0 ? "#e53935" : "#3949ab", i, perSecond[i]));
             if (perSecond[i] == 0) {
                 b.append(String.format(Locale.ROOT, "<rect class=\"bar-zero\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"3\" fill=\"#e53935\"/>",
-                        LEFT + i * bw + 0.5, top + plotH - 3, Math.max(1, bw - 1)));
+                        zero + i * bw + 0.5, top + plotH - 3, Math.max(1, bw - 1)));
             }
         }
         b.append(String.format(Locale.ROOT, "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"#9e9e9e\"/>", LEFT, WIDTH - RIGHT, top + plotH, top + plotH));
         int step = perSecond.length <= 20 ? 1 : perSecond.length <= 60 ? 5 : perSecond.length <= 300 ? 30 : 120;
         for (int i = 0; i <= perSecond.length; i += step) {
             b.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#616161\">%ds</text>",
-                    LEFT + i * bw, top + plotH + 14, i));
+                    zero + i * bw, top + plotH + 14, i));
         }
         b.append("</svg>\n");
     }

@@ -91,7 +91,8 @@ public record TortureResult(String store, TortureSettings settings, long startMi
      * @param label {@code fenced}, {@code write-fenced} or {@code unguarded}
      * @param guard how its writes are guarded
      * @param writesOk writes that were applied
-     * @param writesRejected writes its guard refused (always 0 for unguarded)
+     * @param writesRejected writes its guard refused (for fenced: claims refused, so the write was never sent, plus
+     *        writes refused; always 0 for unguarded)
      * @param writesIndeterminate writes whose outcome is unknown (the client died or the database erred mid-call)
      * @param finalValue the counter's value at the end (it starts at 0; every write is read + 1)
      * @param lostUpdates applied writes the final value does not reflect: {@code max(0, writesOk - finalValue)}

@@ -47,7 +47,7 @@ import java.util.function.Consumer;
 public final class TortureRunner {
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(120);
     private static final Duration RESTART_DOWNTIME = Duration.ofSeconds(1);
-    private static final PartitionProxy.Mode[] PARTITION_MODES = {PartitionProxy.Mode.DROP, PartitionProxy.Mode.DELAY, PartitionProxy.Mode.RESET};
+    private static final PartitionProxy.Mode[] PARTITION_MODES = {PartitionProxy.Mode.DELAY, PartitionProxy.Mode.DROP, PartitionProxy.Mode.RESET};
 
     private final TortureSettings settings;
     private StoreControl storeControl;
