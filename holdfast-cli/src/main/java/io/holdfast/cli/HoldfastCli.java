@@ -20,7 +20,7 @@ import java.io.PrintWriter;
         description = "Distributed locks for shell scripts and operators: run a command while holding a lock, "
                 + "inspect and release locks, and watch the flash-sale demo.",
         subcommands = {RunCommand.class, StatusCommand.class, ListCommand.class, ReleaseCommand.class,
-                InitCommand.class, DemoCommand.class, DemoWorker.class, CommandLine.HelpCommand.class},
+                InitCommand.class, DemoCommand.class, DemoWorker.class, TortureCommand.class, CommandLine.HelpCommand.class},
         footerHeading = "%nExit status:%n",
         footer = {"  0    success (run: COMMAND's own status)",
                 "  64   usage error: unknown option, bad duration, bad lock name, missing command",
@@ -42,7 +42,7 @@ public final class HoldfastCli implements Runnable {
 
     @Override
     public void run() {
-        throw new ParameterException(spec.commandLine(), "missing command; one of: run, status, list, release, init, demo");
+        throw new ParameterException(spec.commandLine(), "missing command; one of: run, status, list, release, init, demo, torture");
     }
 
     /** Runs the command line and exits the JVM with its status. */

@@ -1,0 +1,150 @@
+package io.holdfast.cli;
+
+import io.holdfast.testkit.torture.Fault;
+import io.holdfast.testkit.torture.StoreControl;
+import io.holdfast.testkit.torture.TortureResult;
+import io.holdfast.testkit.torture.TortureRunner;
+import io.holdfast.testkit.torture.TortureSettings;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code holdfast torture}: the fault-injection torture harness of {@code holdfast-testkit} on the user's
+ * own store. Prints the text report; exits 0 if the fencing guard lost nothing and the lock kept mutual
+ * exclusion and token order, 1 if the run saw a violation of either.
+ */
+@Command(name = "torture", sortOptions = false,
+        description = {"Tortures a lock store the way Jepsen would: N client processes loop acquire - read a shared counter - "
+                + "pause - write counter+1 - release, while faults are injected on a schedule; then every operation's history "
+                + "is checked for overlapping holds, lost updates (with the fencing guard and without it) and token order, and "
+                + "a text report (stdout) and an HTML timeline (--report DIR/report.html) are written.",
+                "Faults: kill (SIGKILL the lock holder, start a new client), pause (SIGSTOP the holder past its lease, then "
+                        + "SIGCONT), partition (cut the holder off the store through a loopback proxy: delay, drop or reset), "
+                        + "restart (only with --store-stop and --store-start).",
+                "Exit status: 0 if the fenced counter lost no update and no mutual-exclusion or token violation was seen; "
+                        + "1 if one was (the report says which, when and by whom)."})
+final class TortureCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+    @Option(names = "--uri", paramLabel = "URI",
+            description = "Lock store (any Holdfast URI this holdfast can load). Default: a SQLite file in the report directory.")
+    String uri;
+    @Option(names = "--clients", paramLabel = "N", defaultValue = "4", description = "Client processes (1 to 32; default: ${DEFAULT-VALUE}).")
+    int clients;
+    @Option(names = "--duration", paramLabel = "DURATION", defaultValue = "60s", converter = DurationConverter.class,
+            description = "How long the clients run (default: ${DEFAULT-VALUE}).")
+    Duration duration;
+    @Option(names = "--faults", paramLabel = "LIST", defaultValue = "kill,pause,restart,partition",
+            description = "Faults to inject in turn: kill, pause, restart, partition (comma-separated), all or none "
+                    + "(default: ${DEFAULT-VALUE}; a fault that cannot be injected here is skipped and the report says why).")
+    String faults;
+    @Option(names = "--report", paramLabel = "DIR", defaultValue = "holdfast-torture",
+            description = "Directory for report.txt, report.html, history.tsv and the client logs (default: ${DEFAULT-VALUE}).")
+    Path report;
+    @Option(names = "--lease", paramLabel = "DURATION", defaultValue = "2s", converter = DurationConverter.class,
+            description = "Lease of every hold (renewed); pauses and partitions last 1.5 leases plus 0.5s (default: ${DEFAULT-VALUE}).")
+    Duration lease;
+    @Option(names = "--think", paramLabel = "DURATION", defaultValue = "60ms", converter = DurationConverter.class,
+            description = "Longest random pause between reading the counter and writing it (default: ${DEFAULT-VALUE}).")
+    Duration think;
+    @Option(names = "--register", paramLabel = "JDBC_URL",
+            description = "Database of the shared counters (a JDBC URL). Default: a SQLite file in the report directory.")
+    String register;
+    @Option(names = "--store-stop", paramLabel = "COMMAND",
+            description = "Shell command that kills the store, for the restart fault (with --store-start).")
+    String storeStop;
+    @Option(names = "--store-start", paramLabel = "COMMAND",
+            description = "Shell command that starts the store again and returns once it answers, for the restart fault.")
+    String storeStart;
+    @Option(names = "--seed", paramLabel = "N", description = "Seed of the random choices (default: from the clock).")
+    Long seed;
+
+    @Override
+    public Integer call() throws Exception {
+        TortureSettings settings = settings();
+        PrintWriter err = spec.commandLine().getErr();
+        TortureRunner runner = new TortureRunner(settings).progress(line -> {
+            err.println(line);
+            err.flush();
+        });
+        if (storeStop != null && storeStart != null) {
+            runner.storeControl(new ShellStoreControl(storeStop, storeStart));
+        }
+        TortureResult result = runner.run();
+        PrintWriter out = spec.commandLine().getOut();
+        out.print(Files.readString(result.textReport(), StandardCharsets.UTF_8));
+        out.flush();
+        TortureResult.RegisterOutcome fenced = result.register("fenced");
+        boolean ok = fenced.lostUpdates() == 0 && fenced.staleWrites().isEmpty() && fenced.unexplained() == 0
+                && result.violations().isEmpty() && result.tokenViolations().isEmpty();
+        return ok ? ExitCodes.OK : ExitCodes.FAILED;
+    }
+
+    private TortureSettings settings() throws java.io.IOException {
+        if ((storeStop == null) != (storeStart == null)) {
+            throw new ParameterException(spec.commandLine(), "--store-stop and --store-start go together: the restart fault needs both");
+        }
+        Set<Fault> faultSet;
+        try {
+            faultSet = Fault.parseList(faults);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), "--faults: " + e.getMessage());
+        }
+        Path dir = report.toAbsolutePath();
+        TortureSettings.Builder b = TortureSettings.builder(uri != null ? uri : "sqlite:" + dir.resolve("locks.db"))
+                .clients(clients).duration(duration).faults(faultSet).reportDir(dir).lease(lease).think(think).registerUrl(register);
+        if (seed != null) {
+            b.seed(seed);
+        }
+        try {
+            TortureSettings settings = b.build();
+            Files.createDirectories(dir);
+            return settings;
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+    }
+
+    /** The restart fault through the user's own shell commands. */
+    private record ShellStoreControl(String stopCommand, String startCommand) implements StoreControl {
+        @Override
+        public String describe() {
+            return "the store (stopped with '" + stopCommand + "', started with '" + startCommand + "')";
+        }
+
+        @Override
+        public void kill() throws Exception {
+            run(stopCommand);
+        }
+
+        @Override
+        public void start() throws Exception {
+            run(startCommand);
+        }
+
+        private static void run(String command) throws Exception {
+            Process p = new ProcessBuilder(List.of("sh", "-c", command)).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            if (!p.waitFor(2, TimeUnit.MINUTES)) {
+                p.destroyForcibly();
+                throw new IllegalStateException("'" + command + "' did not finish within 2 minutes");
+            }
+            if (p.exitValue() != 0) {
+                throw new IllegalStateException("'" + command + "' exited with status " + p.exitValue());
+            }
+        }
+    }
+}
