@@ -296,6 +296,12 @@ final class Session implements AutoCloseable {
         });
     }
 
+    /** Whether a registration waits for {@code path}: its watch is set and has not fired. */
+    boolean armed(String path) {
+        Set<Registration> regs = watched.get(path);
+        return regs != null && !regs.isEmpty();
+    }
+
     /** Fires every registration waiting for {@code path}. */
     void fireAll(String path) {
         Set<Registration> regs = watched.remove(path);

@@ -75,6 +75,7 @@ final class ZooKeeperLockStore implements LockStore {
     private static final int LIST_MAX_DIRECTORIES = 10_000;
     private static final int MULTI_BATCH = 500;
     private static final int RACE_RETRIES = 5;
+    private static final long LOCAL_ANSWER_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     final ZooKeeperUri uri;
     private final List<ACL> acl;
@@ -114,6 +115,11 @@ final class ZooKeeperLockStore implements LockStore {
         final long leaseMs;
         volatile String predecessor;
         volatile boolean acquired;
+        /** When the directory was last listed for this node (System.nanoTime()). */
+        volatile long listedAtNanos;
+        /** A listing requested when the predecessor went away, for the attempt that wake-up causes. */
+        final java.util.concurrent.atomic.AtomicReference<CompletableFuture<List<String>>> prefetched =
+                new java.util.concurrent.atomic.AtomicReference<>();
         // Guarded by this.
         ScheduledFuture<?> expiry;
 
@@ -236,7 +242,19 @@ final class ZooKeeperLockStore implements LockStore {
         List<String> children = null;
         try {
             if (node != null) {
-                children = children(s, zk, dir, what);
+                String watched = node.predecessor == null ? null : node.dir + "/" + node.predecessor;
+                CompletableFuture<List<String>> prefetched = node.prefetched.getAndSet(null);
+                if (prefetched != null) {
+                    children = listing(s, prefetched, what); // fetched the moment the predecessor went away
+                } else if (!node.acquired && watched != null && s.armed(watched) && started - node.listedAtNanos < LOCAL_ANSWER_NANOS) {
+                    // The predecessor's watch is set and has not fired: still queued behind it. Within a
+                    // second of the last listing the answer needs no request; a lost event costs a poll then.
+                    return Attempt.busy(null);
+                }
+                if (children == null) {
+                    children = children(s, zk, dir, what);
+                }
+                node.listedAtNanos = started;
                 if (!children.contains(node.child)) {
                     forget(node); // deleted: force-released, or its lease timer fired; queue again
                     node = null;
@@ -252,6 +270,7 @@ final class ZooKeeperLockStore implements LockStore {
                 Created created = createAndList(s, zk, name, dir, ownerId, holder, lease.toMillis());
                 node = created.node;
                 children = created.children;
+                node.listedAtNanos = started;
             }
         } catch (KeeperException e) {
             throw failure(what, e);
@@ -422,6 +441,15 @@ final class ZooKeeperLockStore implements LockStore {
                 }
                 missing.push(path.substring(0, slash));
             }
+        }
+    }
+
+    /** A listing requested ahead (null if the directory is gone or the request failed: list again). */
+    private List<String> listing(Session s, CompletableFuture<List<String>> listed, String what) {
+        try {
+            return s.await(listed, requestTimeoutMs, what);
+        } catch (KeeperException | StoreUnavailableException e) {
+            return null;
         }
     }
 
@@ -618,7 +646,10 @@ final class ZooKeeperLockStore implements LockStore {
         }
         Session s = node.session;
         String path = node.dir + "/" + predecessor;
-        Session.Registration registration = s.new Registration(path, onRelease);
+        Session.Registration registration = s.new Registration(path, () -> {
+            prefetch(node);
+            onRelease.run();
+        });
         if (s.register(registration)) {
             return registration; // a watch on that predecessor is already set and has not fired
         }
@@ -636,6 +667,24 @@ final class ZooKeeperLockStore implements LockStore {
             throw e;
         }
         return registration;
+    }
+
+    /**
+     * Lists the node's directory at once, from the thread that saw the predecessor go (without waiting
+     * for the reply), so the attempt the wake-up causes finds its answer already on the way.
+     */
+    private void prefetch(Node node) {
+        if (nodes.get(node.owner) != node || closed) {
+            return;
+        }
+        CompletableFuture<List<String>> listed = new CompletableFuture<>();
+        try {
+            node.session.zk(0).getChildren(node.dir, false,
+                    (AsyncCallback.ChildrenCallback) (rc, path, ctx, kids) -> Session.complete(listed, rc, path, kids), null);
+        } catch (RuntimeException e) {
+            return; // not connected: the attempt lists for itself
+        }
+        node.prefetched.set(listed);
     }
 
     // ---------------------------------------------------------------------------------------------
