@@ -89,6 +89,8 @@ final class EtcdLockStore implements LockStore {
     private final StoreTraits traits;
     /** Keys this store created and has not seen deleted, by owner id. */
     private final ConcurrentHashMap<String, Owned> owned = new ConcurrentHashMap<>();
+    /** Owners whose last attempt failed without an answer, by owner id: see {@link #tryAcquire}. */
+    private final ConcurrentHashMap<String, InDoubt> inDoubt = new ConcurrentHashMap<>();
     /** Open watches of waiting owners, by owner id. */
     private final ConcurrentHashMap<String, PredecessorWatch> predecessorWatches = new ConcurrentHashMap<>();
     /** Keys to delete in the background (a release that failed, an unrenewed hold), with their create revision or 0. */
@@ -112,6 +114,10 @@ final class EtcdLockStore implements LockStore {
             this.createRevision = createRevision;
             this.leaseId = leaseId;
         }
+    }
+
+    /** A key an unanswered attempt may have created, and when to delete it if nobody asks for it again. */
+    private record InDoubt(ByteSequence key, long deleteAfterNanos) {
     }
 
     /** A deletion the keeper retries, at most once a second, until etcd answers it. */
@@ -177,6 +183,19 @@ final class EtcdLockStore implements LockStore {
     public Attempt tryAcquire(String name, String ownerId, String holder, Duration lease) {
         requireOwnerId(ownerId);
         long start = System.nanoTime();
+        inDoubt.remove(ownerId); // the owner is still interested: whatever it has at etcd is wanted again
+        try {
+            return attempt(name, ownerId, holder, lease, start);
+        } catch (StoreUnavailableException e) {
+            // The transaction may have been applied and its reply lost: the owner may now have a key, queued or even
+            // holding. If nobody asks for it again (the core retries, or releases the owner, when it can), the keeper
+            // deletes it once the lease has run out, as etcd would if this client had died.
+            inDoubt.put(ownerId, new InDoubt(keys.owner(name, ownerId), start + lease.toNanos()));
+            throw e;
+        }
+    }
+
+    private Attempt attempt(String name, String ownerId, String holder, Duration lease, long start) {
         ByteSequence own = keys.owner(name, ownerId);
         ByteSequence lockKeys = keys.lock(name);
         String what = "acquire '" + name + "'";
@@ -342,6 +361,7 @@ final class EtcdLockStore implements LockStore {
         requireOwnerId(ownerId);
         ByteSequence own = keys.owner(name, ownerId);
         String what = "release '" + name + "'";
+        inDoubt.remove(ownerId);
         Owned o = owned.remove(ownerId);
         List<Op> then = new ArrayList<>(List.of(Op.get(keys.lock(name), LOWEST), Op.delete(own, DeleteOption.DEFAULT)));
         if (o != null && o.held) {
@@ -700,6 +720,13 @@ final class EtcdLockStore implements LockStore {
                 if (o.held && now - o.keepUntilNanos > 0 && owned.remove(e.getKey(), o)) {
                     log.debug("deleting the key of an unrenewed hold on '{}' (token {})", o.name, o.createRevision);
                     toDelete.put(o.key, new PendingDelete(o.createRevision, o.name));
+                }
+            }
+            for (Map.Entry<String, InDoubt> e : inDoubt.entrySet()) {
+                InDoubt d = e.getValue();
+                if (now - d.deleteAfterNanos() > 0 && inDoubt.remove(e.getKey(), d)) {
+                    log.debug("deleting a key an unanswered attempt may have left: {}", d.key());
+                    toDelete.put(d.key(), new PendingDelete(0, null));
                 }
             }
             for (Map.Entry<ByteSequence, PendingDelete> e : toDelete.entrySet()) {
