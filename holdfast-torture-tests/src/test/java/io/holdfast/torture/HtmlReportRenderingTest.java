@@ -13,7 +13,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -40,7 +39,7 @@ class HtmlReportRenderingTest {
             throw new IllegalStateException(CHROMIUM + " is missing: run scripts/services (it installs the chromium package)");
         }
         TortureResult r = TortureRuns.run(TortureRuns.settings("render", "sqlite:" + dir.resolve("locks.db"),
-                EnumSet.of(Fault.PAUSE, Fault.KILL)).clients(3).duration(Duration.ofSeconds(12)).build(), null);
+                Fault.parseList("pause,kill")).clients(3).duration(Duration.ofSeconds(15)).build(), null);
         assertThat(r.injected()).as("faults injected").isNotEmpty();
         String url = r.htmlReport().toUri().toString();
 

@@ -25,6 +25,7 @@ final class ClientProcess {
     private final CountDownLatch ready = new CountDownLatch(1);
     private final OutputStream stdin;
     private volatile long holding;
+    private volatile boolean readDone;
     private volatile long endMicros;
     private volatile boolean killed;
 
@@ -54,14 +55,19 @@ final class ClientProcess {
                     ready.countDown();
                 } else if (line.startsWith("HOLD ")) {
                     holding = Long.parseLong(line.substring(5).trim());
+                    readDone = false;
+                } else if (line.startsWith("READ ")) {
+                    readDone = true;
                 } else if (line.equals("FREE")) {
                     holding = 0;
+                    readDone = false;
                 }
             }
         } catch (IOException | NumberFormatException e) {
             // the process ended or said something else; its log has the details
         } finally {
             holding = 0;
+            readDone = false;
             if (endMicros == 0) {
                 endMicros = Event.now();
             }
@@ -85,6 +91,11 @@ final class ClientProcess {
     /** The token of the hold the client says it has, or 0 if it says it holds nothing. */
     long holding() {
         return holding;
+    }
+
+    /** Whether the client holds the lock and has read the counters: it is in its pause before writing. */
+    boolean betweenReadAndWrite() {
+        return holding != 0 && readDone;
     }
 
     String name() {

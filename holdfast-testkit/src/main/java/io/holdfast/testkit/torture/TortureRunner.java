@@ -36,8 +36,11 @@ import java.util.function.Consumer;
  *
  * <p>Schedule: no fault for the first 2 seconds (at most a fifth of the run); then the faults of the list
  * in turn, each followed by a quiet time of one lease plus a second; none starts unless it can end, and the
- * system settle, before the run does. A pause or partition lasts 1.5 leases plus half a second, so every
- * hold it hits outlives its lease. Client processes are started with this JVM's {@code java} and class
+ * system settle, before the run does. Kills and pauses aim at the holder while it is between reading the
+ * counters and writing them; partitions alternate between a waiting client and the holder. A partition lasts 1.5 leases plus half a second, so the hold it
+ * hits outlives its lease; so does every other pause, and the pauses between last until another client
+ * has taken the lock and read the counters, so the stale holder writes while the new one is between its
+ * read and its write. Client processes are started with this JVM's {@code java} and class
  * path, so whatever backends this JVM can load, they can.
  *
  * <p>Everything is bounded: the clients exit on their own after the run's duration plus two minutes,
@@ -67,6 +70,7 @@ public final class TortureRunner {
     private volatile boolean stopping;
     private volatile long endAtNanos;
     private int partitions;
+    private int pauses;
 
     /** A runner for {@code settings}; nothing starts before {@link #run()}. */
     public TortureRunner(TortureSettings settings) {
@@ -309,16 +313,24 @@ public final class TortureRunner {
         };
     }
 
-    /** The client that says it holds the lock (waiting up to 3 s for one), else a random live client. */
+    /**
+     * The client that holds the lock and has read the counters, so it is in its pause before writing (waiting
+     * up to 3 s for one); else one that holds the lock; else a random live client.
+     */
     private synchronized ClientProcess pickTarget() throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(3).toNanos();
         while (System.nanoTime() - deadline < 0 && !stopping) {
             for (ClientProcess p : clients) {
-                if (p.isAlive() && p.holding() != 0) {
+                if (p.isAlive() && p.betweenReadAndWrite()) {
                     return p;
                 }
             }
-            Thread.sleep(1);
+            Thread.sleep(0, 200_000);
+        }
+        for (ClientProcess p : clients) {
+            if (p.isAlive() && p.holding() != 0) {
+                return p;
+            }
         }
         List<ClientProcess> alive = new ArrayList<>();
         for (ClientProcess p : clients) {
@@ -327,6 +339,17 @@ public final class TortureRunner {
             }
         }
         return alive.isEmpty() ? clients[0] : alive.get(random.nextInt(alive.size()));
+    }
+
+    /** A live client that does not say it holds the lock, at random; the first client if none. */
+    private ClientProcess pickWaiter() {
+        List<ClientProcess> waiting = new ArrayList<>();
+        for (ClientProcess p : clients) {
+            if (p.isAlive() && p.holding() == 0) {
+                waiting.add(p);
+            }
+        }
+        return waiting.isEmpty() ? clients[0] : waiting.get(random.nextInt(waiting.size()));
     }
 
     private FaultWindow kill() throws Exception {
@@ -344,24 +367,58 @@ public final class TortureRunner {
                         + (ready ? "" : " (not ready within 60s)"), null);
     }
 
+    /**
+     * Every other pause lasts a fixed 1.5 leases plus half a second; the ones between wait for the lock to
+     * pass to another client and for that client to read the counters, and resume the paused holder then, so
+     * that its stale writes land inside the new holder's critical section, between its read and its write:
+     * the interleaving that defeats a fence checked at the write only.
+     */
     private FaultWindow pause() throws Exception {
         ClientProcess target = pickTarget();
         long token = target.holding();
+        boolean untilSuccessor = token != 0 && pauses++ % 2 == 0;
         long start = Event.now();
+        long startNanos = System.nanoTime();
         boolean stopped = signals.send(target.process.pid(), "STOP");
+        String how;
         try {
-            sleepUntil(System.nanoTime() + pauseLength().toNanos(), false);
+            if (untilSuccessor) {
+                long latest = startNanos + pauseLength().multipliedBy(2).toNanos();
+                ClientProcess successor = null;
+                while (successor == null && System.nanoTime() - latest < 0 && !stopping) {
+                    for (ClientProcess p : clients) {
+                        if (p != target && p.isAlive() && p.betweenReadAndWrite() && p.holding() != token) {
+                            successor = p;
+                        }
+                    }
+                    Thread.sleep(0, 200_000);
+                }
+                if (successor != null) {
+                    how = String.format(Locale.ROOT, "SIGSTOP until client %d held the lock (token %d) and had read the counters "
+                            + "(after %.2fs); SIGCONT", successor.client, successor.holding(), (System.nanoTime() - startNanos) / 1e9);
+                } else {
+                    how = "SIGSTOP; no other client took the lock within " + Durations.format(pauseLength().multipliedBy(2)) + "; SIGCONT";
+                }
+            } else {
+                sleepUntil(startNanos + pauseLength().toNanos(), false);
+                how = "SIGSTOP for " + Durations.format(pauseLength()) + ", then SIGCONT";
+            }
         } finally {
             signals.send(target.process.pid(), "CONT");
         }
         return new FaultWindow(Fault.PAUSE, start, Event.now(), "client " + target.client, token,
-                (stopped ? "SIGSTOP" : "SIGSTOP failed (process gone)") + " for " + Durations.format(pauseLength()) + ", then SIGCONT", null);
+                stopped ? how : "SIGSTOP failed (the process was gone)", null);
     }
 
+    /**
+     * Partitions rotate through delay, drop and reset, and alternate between a waiting client (its next
+     * acquire is answered late, lost, or refused) and the holder (its release and renewals are).
+     */
     private FaultWindow partition() throws Exception {
-        ClientProcess target = pickTarget();
+        int n = partitions++;
+        ClientProcess target = n % 2 == 0 ? pickWaiter() : pickTarget();
         long token = target.holding();
-        PartitionProxy.Mode mode = PARTITION_MODES[partitions++ % PARTITION_MODES.length];
+        PartitionProxy.Mode mode = PARTITION_MODES[n % PARTITION_MODES.length];
         List<PartitionProxy> mine = proxies.get(target.client - 1);
         long start = Event.now();
         for (PartitionProxy p : mine) {
@@ -382,7 +439,7 @@ public final class TortureRunner {
             default -> "traffic delayed by " + Durations.format(settings.lease()) + " each way";
         };
         return new FaultWindow(Fault.PARTITION, start, Event.now(), "client " + target.client, token,
-                how + " for " + Durations.format(pauseLength()) + ", then healed", null);
+                (token != 0 ? "the holder: " : "a waiter: ") + how + " for " + Durations.format(pauseLength()) + ", then healed", null);
     }
 
     private FaultWindow restartStore() throws Exception {
