@@ -21,6 +21,7 @@ final class Acquisition {
     private static final Logger log = LoggerFactory.getLogger(Acquisition.class);
     /** A wait at least this long has no deadline. */
     static final Duration FOREVER = Duration.ofDays(365L * 100);
+    /** First poll of a store that cannot notify; one that can is polled only as a fallback, from a quarter of its longest interval. */
     private static final long FIRST_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
     final LockHandle handle;
@@ -157,6 +158,7 @@ final class Acquisition {
         }
         boolean again = false;
         boolean abandoned = false;
+        RuntimeException failNow = null;
         synchronized (this) {
             attempting = false;
             if (finished) {
@@ -164,6 +166,10 @@ final class Acquisition {
                 // this attempt (a queueing store still lists the owner; a lost reply may have let it in).
                 anyAttemptFailed |= error != null;
                 abandoned = true;
+            } else if (error != null && !(error instanceof StoreUnavailableException)) {
+                // Not transient (a refused argument, a store error): retrying would only hide it.
+                anyAttemptFailed = true;
+                failNow = error;
             } else {
                 if (error != null) {
                     lastError = error;
@@ -183,6 +189,10 @@ final class Acquisition {
                     return;
                 }
             }
+        }
+        if (failNow != null) {
+            fail(failNow);
+            return;
         }
         if (abandoned) {
             giveBackIfUnsure();
@@ -235,7 +245,8 @@ final class Acquisition {
             return;
         }
         long max = handle.client.store.traits().maxPollInterval().toNanos();
-        long delay = Math.min(max, FIRST_POLL_NANOS << Math.min(polls, 20));
+        long first = handle.client.store.traits().notifiesReleases() ? Math.max(FIRST_POLL_NANOS, max / 4) : FIRST_POLL_NANOS;
+        long delay = Math.min(max, first << Math.min(polls, 20));
         polls++;
         if (holderHint != null) {
             // No point polling long before the holder's lease runs out, nor long after.
@@ -322,17 +333,7 @@ final class Acquisition {
             unsure = anyAttemptFailed || queueing();
         }
         if (unsure) {
-            try {
-                handle.client.io.execute(() -> {
-                    try {
-                        handle.client.store.release(handle.name, ownerId);
-                    } catch (RuntimeException e) {
-                        log.debug("give-back of '{}' failed; any stray grant ends with its lease", handle.name, e);
-                    }
-                });
-            } catch (RejectedExecutionException e) {
-                // closing
-            }
+            handle.giveBack(ownerId);
         }
     }
 

@@ -32,7 +32,7 @@ final class LockHandle implements DistributedLock {
         client.checkOpen();
         String owner = client.newOwnerId();
         long sent = System.nanoTime();
-        Attempt attempt = attempt(owner);
+        Attempt attempt = attemptOrGiveBack(owner);
         if (attempt.acquired()) {
             return Optional.of(granted(owner, attempt, sent));
         }
@@ -56,13 +56,16 @@ final class LockHandle implements DistributedLock {
         Attempt first;
         RuntimeException firstError = null;
         try {
-            first = attempt(owner);
+            first = wait.isZero() ? attemptOrGiveBack(owner) : attempt(owner);
         } catch (StoreUnavailableException e) {
             if (wait.isZero()) {
                 throw e;
             }
             first = null;
-            firstError = e;
+            firstError = e; // transient: the wait retries with the same owner, which adopts a grant the reply lost
+        } catch (RuntimeException e) {
+            giveBack(owner);
+            throw e;
         }
         if (first != null && first.acquired()) {
             return Optional.of(granted(owner, first, start));
@@ -124,6 +127,34 @@ final class LockHandle implements DistributedLock {
 
     Attempt attempt(String owner) {
         return client.store.tryAcquire(name, owner, client.holderName, lease);
+    }
+
+    /**
+     * One attempt that leaves nothing behind if it fails: a reply lost to a failure may hide a grant
+     * (or, in a queueing store, a queued owner), so the owner is given back before the error goes on.
+     */
+    private Attempt attemptOrGiveBack(String owner) {
+        try {
+            return attempt(owner);
+        } catch (RuntimeException e) {
+            giveBack(owner);
+            throw e;
+        }
+    }
+
+    /** Releases {@code owner} in the background, best effort; a stray grant otherwise ends with its lease. */
+    void giveBack(String owner) {
+        try {
+            client.io.execute(() -> {
+                try {
+                    client.store.release(name, owner);
+                } catch (RuntimeException e) {
+                    // the store is down or refused: any stray grant ends with its lease
+                }
+            });
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // the client is closing
+        }
     }
 
     /** Turns a successful attempt sent at {@code sentNanos} into a hold. */
