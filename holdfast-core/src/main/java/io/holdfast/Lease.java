@@ -196,6 +196,7 @@ final class Lease {
      * @throws LockLostException if the lease had been lost
      */
     void closeOne() {
+        isValid(); // a deadline that passed while nobody looked (a paused process) makes the hold lost now
         boolean last;
         Hold.State s;
         synchronized (this) {
@@ -203,23 +204,45 @@ final class Lease {
             last = openHolds == 0;
             s = state;
             if (last && s == Hold.State.HELD) {
-                state = Hold.State.RELEASED;
                 cancelDeadlineCheck();
             }
         }
-        if (s == Hold.State.LOST) {
-            if (last) {
-                try {
-                    finish(false); // best effort: the store may still list us if nobody took the lock
-                } catch (RuntimeException e) {
-                    log.debug("release of lost hold on '{}' failed", name, e);
+        if (s == Hold.State.HELD && last) {
+            boolean released;
+            try {
+                released = finish(true);
+            } catch (RuntimeException e) {
+                synchronized (this) {
+                    if (state == Hold.State.HELD) {
+                        state = Hold.State.RELEASED; // given up by its owner; the lease ends it in the store
+                    }
                 }
+                throw e;
             }
+            if (released) {
+                synchronized (this) {
+                    if (state == Hold.State.HELD) {
+                        state = Hold.State.RELEASED;
+                        return;
+                    }
+                }
+            } else {
+                lose("the store no longer had this hold when it was released: its lease had run out or it was force-released");
+            }
+            s = state();
+            if (s != Hold.State.LOST) {
+                return;
+            }
+        } else if (s == Hold.State.LOST && last) {
+            try {
+                finish(false); // best effort: the store may still list us if nobody took the lock
+            } catch (RuntimeException e) {
+                log.debug("release of lost hold on '{}' failed", name, e);
+            }
+        }
+        if (s == Hold.State.LOST) {
             throw new LockLostException("the hold on '" + name + "' (token " + token + ") had been lost before its release: "
                     + lossReason() + "; whatever it guarded may have run alongside another holder");
-        }
-        if (last && s == Hold.State.HELD) {
-            finish(true);
         }
     }
 
@@ -238,20 +261,25 @@ final class Lease {
         }
     }
 
-    private void finish(boolean reportFailure) {
+    /**
+     * Releases in the store, retrying what is transient.
+     *
+     * @return false if the store said, unambiguously, that this owner no longer held the lock (a first
+     *         answer, not a retry's, which may follow a release whose reply was lost)
+     */
+    private boolean finish(boolean reportFailure) {
         client.renewer.remove(this);
         client.ended(this);
         StoreUnavailableException last = null;
         for (int attempt = 1; attempt <= RELEASE_TRIES; attempt++) {
             try {
-                // Idempotent: a retry after a lost reply finds the lock already free and returns false.
-                client.store.release(name, ownerId);
+                boolean released = client.store.release(name, ownerId);
                 client.signalRelease(name);
-                return;
+                return released || last != null;
             } catch (StoreUnavailableException e) {
                 last = e;
                 if (!reportFailure) {
-                    return;
+                    return true;
                 }
                 sleepQuietly(50L * attempt * attempt);
             }

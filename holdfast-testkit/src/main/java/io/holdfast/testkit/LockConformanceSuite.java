@@ -274,6 +274,29 @@ public abstract class LockConformanceSuite {
     // 7. Lost holds are loud
 
     /**
+     * Lost holds are loud at release too: a hold the store no longer has when its owner releases it
+     * (force-released here, before any renewal could notice; a holder paused past its lease is the same
+     * case) makes the release throw {@link LockLostException}, never return as if all was well.
+     */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    public void aReleaseOfAHoldTheStoreNoLongerHasReportsTheLoss() throws Exception {
+        String name = name("release-after-loss");
+        Holdfast holder = client();
+        Holdfast operator = client();
+        Hold hold = holder.lock(name).acquire(SOON); // default 30 s lease: no renewal within this test
+        assertThat(operator.admin().forceRelease(name)).isTrue();
+        assertThatThrownBy(hold::close)
+                .isInstanceOf(LockLostException.class)
+                .hasMessageContaining("no longer had this hold");
+        assertThat(hold.state()).isEqualTo(Hold.State.LOST);
+        assertThat(hold.isValid()).isFalse();
+        Hold next = operator.lock(name).acquire(SOON);
+        assertThat(next.fencingToken()).isGreaterThan(hold.fencingToken());
+        next.close();
+    }
+
+    /**
      * Loud loss: a hold force-released by an operator is reported to its listener, turns invalid, and its
      * close() throws {@link LockLostException}.
      */
