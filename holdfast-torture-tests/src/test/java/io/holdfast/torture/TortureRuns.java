@@ -82,7 +82,15 @@ final class TortureRuns {
         assertThat(Files.readString(r.htmlReport())).contains("<svg id=\"timeline\"").contains("class=\"hold hold-");
     }
 
-    /** On a linearizable store: no two valid holds ever overlapped, and tokens kept real-time order. */
+    /**
+     * On a linearizable store: no two valid holds ever overlapped unless a pause or partition explains it,
+     * and tokens kept real-time order.
+     *
+     * <p>Not asserted: {@link TortureResult#unreportedLosses()}, holders frozen past their lease that were
+     * never told of the loss. The core's release does not yet check the local deadline (a release right
+     * after a long pause can return normally before the renewer notices), so a run sometimes shows one;
+     * the report marks it VIOLATED. Assert it here once the core reports those losses.
+     */
     static void assertLinearizableLock(TortureResult r) {
         assertThat(r.violations()).as("mutual-exclusion violations (report: %s)", r.textReport()).isEmpty();
         assertThat(r.tokenViolations()).as("token violations (report: %s)", r.textReport()).isEmpty();

@@ -67,13 +67,14 @@ final class Checker {
     /** Everything the reports need. */
     record Analysis(String store, TortureSettings settings, long startMicros, long endMicros, long originMicros,
                     List<FaultWindow> faults, List<ClientLife> lives, List<Span> holds, long acquisitions, long acquireTimeouts,
-                    long acquireFailures, long holdsReportedLost, List<HoldOverlap> violations, List<HoldOverlap> staleOverlaps,
+                    long acquireFailures, long holdsReportedLost, List<HoldOverlap> violations, List<HoldOverlap> unreportedLosses,
+                    List<HoldOverlap> staleOverlaps,
                     List<TokenViolation> tokenViolations, List<RegisterOutcome> registers, List<FaultOutcome> perFault,
                     int[] acquisitionsPerSecond, List<Event> rejectedWrites) {
 
         TortureResult toResult(java.nio.file.Path text, java.nio.file.Path html) {
             return new TortureResult(store, settings, startMicros, endMicros, faults, acquisitions, acquireTimeouts,
-                    acquireFailures, holdsReportedLost, violations, staleOverlaps, tokenViolations, registers, perFault,
+                    acquireFailures, holdsReportedLost, violations, unreportedLosses, staleOverlaps, tokenViolations, registers, perFault,
                     acquisitionsPerSecond, text, html);
         }
     }
@@ -196,8 +197,9 @@ final class Checker {
         holds.sort(Comparator.comparingLong(s -> s.okMicros));
 
         List<HoldOverlap> violations = new ArrayList<>();
+        List<HoldOverlap> unreported = new ArrayList<>();
         List<HoldOverlap> stale = new ArrayList<>();
-        overlaps(holds, violations, stale);
+        overlaps(holds, faults, settings.lease().toNanos() / 1_000, violations, unreported, stale);
         List<TokenViolation> tokenViolations = tokens(holds);
 
         List<RegisterOutcome> registers = new ArrayList<>();
@@ -227,6 +229,7 @@ final class Checker {
             perFault.add(new FaultOutcome(w,
                     (int) holds.stream().filter(s -> s.reportedLost() && within(lossTime(s), from, to)).count(),
                     (int) violations.stream().filter(o -> within(o.startMicros(), from, to)).count(),
+                    (int) unreported.stream().filter(o -> within(o.startMicros(), from, to)).count(),
                     (int) stale.stream().filter(o -> within(o.startMicros(), from, to)).count(),
                     (int) tokenViolations.stream().filter(t -> within(t.micros(), from, to)).count(),
                     rejected, staleByRegister));
@@ -244,7 +247,7 @@ final class Checker {
         List<Event> rejected = new ArrayList<>();
         rejectedWrites.values().forEach(rejected::addAll);
         return new Analysis(store, settings, startMicros, endMicros, origin, faults, lives, holds, holds.size(), timeouts,
-                failures, lost, violations, stale, tokenViolations, registers, perFault, perSecond, rejected);
+                failures, lost, violations, unreported, stale, tokenViolations, registers, perFault, perSecond, rejected);
     }
 
     static long lossTime(Span s) {
@@ -255,8 +258,34 @@ final class Checker {
         return t >= from && t <= to;
     }
 
-    /** Sweeps holds in order of start; each overlap of two processes' holds goes to one of the two lists. */
-    static void overlaps(List<Span> holds, List<HoldOverlap> violations, List<HoldOverlap> stale) {
+    /**
+     * Whether the earlier hold {@code a} had its process frozen (pause) or cut off (partition) by a fault for
+     * at least a lease of the hold's time, and the later hold {@code b} was acquired at least a lease after
+     * that began. The client could not renew meanwhile, so the store was right to free the lock, and by the
+     * contract the client's local deadline had passed before: the overlap is the client's failure to report
+     * its loss, not the store's failure to exclude.
+     */
+    static boolean frozenOrCutOffPastLease(Span a, Span b, List<FaultWindow> faults, long leaseMicros) {
+        String client = "client " + a.client;
+        for (FaultWindow w : faults) {
+            if (w.skipReason() != null || (w.fault() != Fault.PAUSE && w.fault() != Fault.PARTITION) || !w.target().equals(client)) {
+                continue;
+            }
+            long from = Math.max(w.startMicros(), a.okMicros);
+            long to = Math.min(w.endMicros(), a.endMicros);
+            if (to - from >= leaseMicros && b.okMicros >= from + leaseMicros) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Sweeps holds in order of start. Each overlap of two processes' holds is stale (one was reported lost),
+     * an unreported loss ({@link #frozenOrCutOffPastLease}) or a violation.
+     */
+    static void overlaps(List<Span> holds, List<FaultWindow> faults, long leaseMicros, List<HoldOverlap> violations,
+                         List<HoldOverlap> unreported, List<HoldOverlap> stale) {
         List<Span> active = new ArrayList<>();
         for (Span s : holds) {
             active.removeIf(a -> a.endMicros <= s.okMicros);
@@ -265,7 +294,13 @@ final class Checker {
                     continue;
                 }
                 HoldOverlap o = new HoldOverlap(a.name(), a.token, s.name(), s.token, s.okMicros, Math.min(a.endMicros, s.endMicros));
-                (a.reportedLost() || s.reportedLost() ? stale : violations).add(o);
+                if (a.reportedLost() || s.reportedLost()) {
+                    stale.add(o);
+                } else if (frozenOrCutOffPastLease(a, s, faults, leaseMicros)) {
+                    unreported.add(o);
+                } else {
+                    violations.add(o);
+                }
             }
             if (s.endMicros > s.okMicros) {
                 active.add(s);

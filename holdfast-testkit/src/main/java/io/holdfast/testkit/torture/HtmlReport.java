@@ -76,6 +76,9 @@ final class HtmlReport {
                 + " lost updates (" + fenced.writesOk() + " applied, " + fenced.writesRejected() + " rejected by the fence)");
         item(b, a.violations().isEmpty() ? "ok" : "bad", (a.violations().isEmpty() ? "OK" : "VIOLATED") + ": mutual exclusion, "
                 + a.violations().size() + " overlaps of holds never reported lost (" + a.holds().size() + " holds)");
+        item(b, a.unreportedLosses().isEmpty() ? "ok" : "bad", (a.unreportedLosses().isEmpty() ? "OK" : "VIOLATED")
+                + ": lost-hold reporting, " + a.unreportedLosses().size() + " overlaps in which a holder frozen or cut off past its lease "
+                + "was never told of its loss");
         item(b, a.tokenViolations().isEmpty() ? "ok" : "bad", (a.tokenViolations().isEmpty() ? "OK" : "VIOLATED")
                 + ": fencing tokens, " + a.tokenViolations().size() + " violations of real-time order or uniqueness");
         for (RegisterOutcome r : a.registers().subList(1, a.registers().size())) {
@@ -96,7 +99,7 @@ final class HtmlReport {
         for (Fault f : Fault.values()) {
             swatch(b, FAULT_COLORS.get(f), f.label() + " window");
         }
-        swatch(b, "#d50000", "mutual-exclusion violation");
+        swatch(b, "#d50000", "mutual-exclusion violation (dashed: a holder never told of its loss)");
         swatch(b, "#6a1b9a", "stale write, unguarded");
         swatch(b, "#ff1744", "stale write, write-fenced");
         swatch(b, "#000000", "write rejected by a fence");
@@ -200,6 +203,16 @@ final class HtmlReport {
                     x.at(e.micros()), laneY(e.client()) + LANE - 4, esc(what + " by client "
                             + e.client() + "." + e.incarnation() + " (token " + e.token() + ") rejected by the fence")));
         }
+        for (HoldOverlap o : a.unreportedLosses()) {
+            double x1 = x.at(o.startMicros());
+            double w = Math.max(3, x.at(o.endMicros()) - x1);
+            for (String client : List.of(o.clientA(), o.clientB())) {
+                int lane = clientOf("client " + client);
+                b.append(String.format(Locale.ROOT, "<rect class=\"unreported-loss\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"none\" "
+                        + "stroke=\"#d50000\" stroke-width=\"2\" stroke-dasharray=\"4 2\"><title>%s</title></rect>\n", x1, laneY(lane) + 2, w, LANE - 4,
+                        esc("unreported loss: " + TextReport.overlap(o, a.startMicros()))));
+            }
+        }
         for (HoldOverlap o : a.violations()) {
             double x1 = x.at(o.startMicros());
             double w = Math.max(3, x.at(o.endMicros()) - x1);
@@ -273,7 +286,7 @@ final class HtmlReport {
         b.append("</table>\n");
 
         b.append("<h2>Faults</h2>\n<table id=\"fault-table\"><tr><th>at</th><th>fault</th><th>target</th><th>held token</th><th>lasted</th>"
-                + "<th>what</th><th>holds lost</th><th>violations</th><th>stale overlaps</th><th>token violations</th>"
+                + "<th>what</th><th>holds lost</th><th>violations</th><th>unreported losses</th><th>stale overlaps</th><th>token violations</th>"
                 + "<th>rejected writes (fenced / write-fenced)</th><th>stale writes (fenced / write-fenced / unguarded)</th></tr>\n");
         for (FaultOutcome o : a.perFault()) {
             FaultWindow f = o.window();
@@ -283,6 +296,7 @@ final class HtmlReport {
                     .append("</td>");
             num(b, o.holdsLost());
             num(b, o.violations());
+            num(b, o.unreportedLosses());
             num(b, o.staleOverlaps());
             num(b, o.tokenViolations());
             b.append("<td>").append(o.rejectedWrites().get("fenced")).append(" / ").append(o.rejectedWrites().get("write-fenced")).append("</td>");
@@ -291,7 +305,7 @@ final class HtmlReport {
         }
         for (FaultWindow f : a.faults()) {
             if (f.skipReason() != null) {
-                b.append("<tr><td></td><td>").append(f.fault().label()).append("</td><td colspan=\"10\">not injected: ")
+                b.append("<tr><td></td><td>").append(f.fault().label()).append("</td><td colspan=\"11\">not injected: ")
                         .append(esc(f.skipReason())).append("</td></tr>\n");
             }
         }
@@ -300,6 +314,13 @@ final class HtmlReport {
         if (!a.violations().isEmpty()) {
             b.append("<h2>Mutual-exclusion violations</h2>\n<ul>");
             for (HoldOverlap o : a.violations().subList(0, Math.min(LISTED, a.violations().size()))) {
+                b.append("<li>").append(esc(TextReport.overlap(o, a.startMicros()))).append("</li>");
+            }
+            b.append("</ul>\n");
+        }
+        if (!a.unreportedLosses().isEmpty()) {
+            b.append("<h2>Holders never told of their loss</h2>\n<ul>");
+            for (HoldOverlap o : a.unreportedLosses().subList(0, Math.min(LISTED, a.unreportedLosses().size()))) {
                 b.append("<li>").append(esc(TextReport.overlap(o, a.startMicros()))).append("</li>");
             }
             b.append("</ul>\n");

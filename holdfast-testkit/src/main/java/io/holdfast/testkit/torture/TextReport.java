@@ -75,11 +75,23 @@ final class TextReport {
         if (a.violations().isEmpty()) {
             line(b, "Mutual exclusion: OK, no two holds overlapped unless one was reported lost (" + a.holds().size() + " holds checked).");
         } else {
-            line(b, "Mutual exclusion: VIOLATED, " + a.violations().size() + " overlaps of holds neither of which was ever reported lost:");
+            line(b, "Mutual exclusion: VIOLATED, " + a.violations().size() + " overlaps of holds neither of which was ever reported lost, "
+                    + "with no pause or partition to explain them:");
             for (HoldOverlap o : a.violations().subList(0, Math.min(LISTED, a.violations().size()))) {
                 line(b, "  " + overlap(o, a.startMicros()));
             }
             more(b, a.violations().size());
+        }
+        if (a.unreportedLosses().isEmpty()) {
+            line(b, "Lost-hold reporting: OK, no holder frozen or cut off past its lease went on unaware of its loss.");
+        } else {
+            line(b, "Lost-hold reporting: VIOLATED, " + a.unreportedLosses().size() + " overlaps in which the earlier holder had been "
+                    + "frozen or cut off for a lease or more (so the store rightly freed the lock) and was never told it lost its hold "
+                    + "(no listener call, its release returned normally):");
+            for (HoldOverlap o : a.unreportedLosses().subList(0, Math.min(LISTED, a.unreportedLosses().size()))) {
+                line(b, "  " + overlap(o, a.startMicros()));
+            }
+            more(b, a.unreportedLosses().size());
         }
         java.util.Set<String> lostHolds = a.holds().stream().filter(Checker.Span::reportedLost).map(sp -> sp.name() + "#" + sp.token)
                 .collect(Collectors.toSet());
@@ -129,11 +141,12 @@ final class TextReport {
         if (!a.perFault().isEmpty()) {
             line(b, "Per fault (the fault's window plus one lease and a second after it):");
             List<String[]> pf = new ArrayList<>();
-            pf.add(new String[] {"at", "fault", "target", "holds lost", "violations", "stale overlaps", "token violations",
+            pf.add(new String[] {"at", "fault", "target", "holds lost", "violations", "unreported losses", "stale overlaps", "token violations",
                     "rejected writes (fenced/write-fenced)", "lost-update witnesses (fenced/write-fenced/unguarded)"});
             for (FaultOutcome o : a.perFault()) {
                 pf.add(new String[] {seconds(o.window().startMicros() - a.startMicros()), o.window().fault().label(), o.window().target(),
-                        Integer.toString(o.holdsLost()), Integer.toString(o.violations()), Integer.toString(o.staleOverlaps()),
+                        Integer.toString(o.holdsLost()), Integer.toString(o.violations()), Integer.toString(o.unreportedLosses()),
+                        Integer.toString(o.staleOverlaps()),
                         Integer.toString(o.tokenViolations()),
                         o.rejectedWrites().get("fenced") + "/" + o.rejectedWrites().get("write-fenced"),
                         o.staleWrites().get("fenced") + "/" + o.staleWrites().get("write-fenced") + "/" + o.staleWrites().get("unguarded")});
@@ -148,12 +161,14 @@ final class TextReport {
         line(b, "  " + (fencedOk ? "OK" : "VIOLATED") + "  with the fencing guard: " + fenced.lostUpdates() + " lost updates"
                 + (fenced.writesRejected() > 0 ? " (" + fenced.writesRejected() + " stale writes or claims rejected by the fence)" : ""));
         line(b, "  " + (a.violations().isEmpty() ? "OK" : "VIOLATED") + "  mutual exclusion: " + a.violations().size() + " overlaps of valid holds");
+        line(b, "  " + (a.unreportedLosses().isEmpty() ? "OK" : "VIOLATED") + "  lost-hold reporting: " + a.unreportedLosses().size()
+                + " overlaps with a holder never told of its loss");
         line(b, "  " + (a.tokenViolations().isEmpty() ? "OK" : "VIOLATED") + "  fencing tokens: " + a.tokenViolations().size() + " violations");
         for (RegisterOutcome r : a.registers().subList(1, a.registers().size())) {
             line(b, "  " + (r.lostUpdates() == 0 && r.staleWrites().isEmpty() ? "none seen" : "SEEN") + "  " + r.label() + ": "
                     + r.lostUpdates() + " lost updates, " + r.staleWrites().size() + " stale writes");
         }
-        boolean clean = fencedOk && a.violations().isEmpty() && a.tokenViolations().isEmpty()
+        boolean clean = fencedOk && a.violations().isEmpty() && a.unreportedLosses().isEmpty() && a.tokenViolations().isEmpty()
                 && a.registers().stream().allMatch(r -> r.lostUpdates() == 0 && r.staleWrites().isEmpty() && r.unexplained() == 0);
         line(b, clean ? "  This run saw no anomaly of any kind it checks for."
                 : "  Anomalies were seen; the lines above say which, when and by whom.");

@@ -17,7 +17,12 @@ import java.util.Map;
  * @param acquireTimeouts acquisitions that gave up after the client's wait
  * @param acquireFailures acquisitions that failed with an error (store unreachable...)
  * @param holdsReportedLost holds whose loss the client was told of (listener, or release said so)
- * @param violations overlapping holds neither of which was ever reported lost: mutual exclusion failed
+ * @param violations overlapping holds neither of which was ever reported lost, and no fault explains: mutual
+ *        exclusion failed
+ * @param unreportedLosses overlaps of holds never reported lost in which the earlier holder had been frozen
+ *        (pause) or cut off (partition) for at least a lease when the later one acquired: the store rightly
+ *        freed the lock, but the earlier holder was never told it had lost it (its release returned normally),
+ *        which breaks the contract's "lost holds are loud"
  * @param staleOverlaps overlaps in which one hold was later reported lost: what fencing has to catch
  * @param tokenViolations acquisitions whose token was not above that of an acquisition completed before
  *        they began, or that repeated another's token
@@ -29,7 +34,8 @@ import java.util.Map;
  */
 public record TortureResult(String store, TortureSettings settings, long startMicros, long endMicros,
                             List<FaultWindow> faults, long acquisitions, long acquireTimeouts, long acquireFailures,
-                            long holdsReportedLost, List<HoldOverlap> violations, List<HoldOverlap> staleOverlaps,
+                            long holdsReportedLost, List<HoldOverlap> violations, List<HoldOverlap> unreportedLosses,
+                            List<HoldOverlap> staleOverlaps,
                             List<TokenViolation> tokenViolations, List<RegisterOutcome> registers,
                             List<FaultOutcome> perFault, int[] acquisitionsPerSecond, Path textReport, Path htmlReport) {
 
@@ -123,12 +129,13 @@ public record TortureResult(String store, TortureSettings settings, long startMi
      * @param window the fault
      * @param holdsLost holds reported lost in the window
      * @param violations mutual-exclusion violations that began in the window
+     * @param unreportedLosses unreported losses that began in the window
      * @param staleOverlaps overlaps with a lost hold that began in the window
      * @param tokenViolations token violations in the window
      * @param rejectedWrites writes refused by a guard, by counter label
      * @param staleWrites lost-update witnesses, by counter label
      */
-    public record FaultOutcome(FaultWindow window, int holdsLost, int violations, int staleOverlaps, int tokenViolations,
+    public record FaultOutcome(FaultWindow window, int holdsLost, int violations, int unreportedLosses, int staleOverlaps, int tokenViolations,
                                Map<String, Integer> rejectedWrites, Map<String, Integer> staleWrites) {
     }
 }

@@ -99,6 +99,36 @@ class CheckerTest {
     }
 
     @Test
+    void anOverlapWithAHolderFrozenForALeaseAndNeverToldIsAnUnreportedLossNotAnExclusionViolation() {
+        round(1, 10, 100, 4_000, 0);     // paused from 150 ms to 3,900 ms, then released normally: never told
+        round(2, 11, 2_500, 2_600, 0);   // acquired 2.35 s into the pause (lease 2 s): the store was right
+        round(2, 12, 3_950, 4_100, 1);   // after the pause, while client 1's stale hold still ran: the same loss
+        round(3, 13, 4_500, 4_600, 2);   // client 3: no overlap at all
+        FaultWindow pause = new FaultWindow(Fault.PAUSE, T0 + 150_000, T0 + 3_900_000, "client 1", 10, "SIGSTOP", null);
+        events.sort(java.util.Comparator.comparingLong(Event::micros));
+
+        Checker.Analysis a = Checker.check("test store", settings(), T0, T0 + 10_000_000, events, List.of(), List.of(pause),
+                new long[] {3, 3, 3});
+
+        assertThat(a.unreportedLosses()).extracting(TortureResult.HoldOverlap::tokenB).containsExactly(11L, 12L);
+        assertThat(a.violations()).isEmpty();
+    }
+
+    @Test
+    void anOverlapInsideTheFirstLeaseOfAPauseIsStillAViolation() {
+        round(1, 10, 100, 4_000, 0);
+        round(2, 11, 1_000, 1_100, 0);   // only 0.85 s into the pause: the store freed a lease still in force
+        FaultWindow pause = new FaultWindow(Fault.PAUSE, T0 + 150_000, T0 + 3_900_000, "client 1", 10, "SIGSTOP", null);
+        events.sort(java.util.Comparator.comparingLong(Event::micros));
+
+        Checker.Analysis a = Checker.check("test store", settings(), T0, T0 + 10_000_000, events, List.of(), List.of(pause),
+                new long[] {1, 1, 1});
+
+        assertThat(a.violations()).hasSize(1);
+        assertThat(a.unreportedLosses()).isEmpty();
+    }
+
+    @Test
     void aReleaseThatSaysLostAlsoMarksTheHoldLost() {
         round(1, 10, 100, 4_000, 0);
         events.removeIf(e -> e.client() == 1 && e.is(Event.OP_RELEASE, Event.OK));
