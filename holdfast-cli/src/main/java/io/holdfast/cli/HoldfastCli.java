@@ -47,8 +47,20 @@ public final class HoldfastCli implements Runnable {
 
     /** Runs the command line and exits the JVM with its status. */
     public static void main(String[] args) {
+        quietJavaUtilLogging();
         System.exit(execute(args));
     }
+
+    /** gRPC and Netty (under the etcd client) log through java.util.logging: warnings only, on stderr. */
+    private static void quietJavaUtilLogging() {
+        for (String name : new String[] {"io.grpc", "io.netty", "io.vertx", "io.etcd"}) {
+            QUIET_LOGGERS.add(java.util.logging.Logger.getLogger(name));
+        }
+        QUIET_LOGGERS.forEach(l -> l.setLevel(java.util.logging.Level.WARNING));
+    }
+
+    /** Held so that their levels are not lost when the loggers would otherwise be collected. */
+    private static final java.util.List<java.util.logging.Logger> QUIET_LOGGERS = new java.util.ArrayList<>();
 
     /** Runs the command line and returns its exit status (without exiting). */
     static int execute(String... args) {
