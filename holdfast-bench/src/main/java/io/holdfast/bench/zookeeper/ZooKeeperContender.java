@@ -60,7 +60,8 @@ interface ZooKeeperContender {
 
         @Override
         public String howItWaits() {
-            return "queue node stays; wakes on its predecessor's deletion (getData watch); backstop poll from 10 ms, doubling, at most every 3 s";
+            return "queue node stays; wakes on its predecessor's deletion (getData watch), listing the directory at once; "
+                    + "backstop polls (from 10 ms, doubling, at most 3 s) answered locally while the watch is set, for up to 1 s";
         }
 
         @Override
