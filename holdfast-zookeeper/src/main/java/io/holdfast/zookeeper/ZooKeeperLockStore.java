@@ -59,7 +59,7 @@ import java.util.concurrent.atomic.LongAdder;
  *       in one multi-read per batch, that the session is connected and each node still exists in
  *       it; disconnected, it fails, so the client's local deadline (shorter than the session timeout)
  *       takes the hold before the server can expire the session. A hold whose lease is not renewed is
- *       deleted by this client when the lease runs out.</li>
+ *       deleted by this client shortly after the lease runs out.</li>
  *   <li><b>Waiting</b>: a waiter watches only its predecessor's node; its deletion wakes that one
  *       waiter.</li>
  *   <li><b>Parents</b>: lock directories are container nodes, which the server deletes once empty.</li>
@@ -76,6 +76,7 @@ final class ZooKeeperLockStore implements LockStore {
     private static final int MULTI_BATCH = 500;
     private static final int RACE_RETRIES = 5;
     private static final long LOCAL_ANSWER_NANOS = TimeUnit.SECONDS.toNanos(1);
+    private static final long EXPIRY_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
 
     final ZooKeeperUri uri;
     private final List<ACL> acl;
@@ -521,11 +522,15 @@ final class ZooKeeperLockStore implements LockStore {
     }
 
     /**
-     * Deletes the node when its lease runs out unless a renewal comes first: so a hold whose lease is not
-     * renewed frees the lock like on every other store, even while its session lives on.
+     * Deletes the node when its lease has run out unless a renewal comes first: so a hold whose lease is
+     * not renewed frees the lock like on every other store, even while its session lives on. The delete
+     * comes a grace after the lease (a tenth of it, at least 250 ms): the hold turned invalid locally a
+     * margin before the lease ended, and the grace keeps that head start even when this machine's
+     * threads run late.
      */
     private void armExpiry(Node node, long fromNanos) {
-        long delay = fromNanos + TimeUnit.MILLISECONDS.toNanos(node.leaseMs) - System.nanoTime();
+        long lease = TimeUnit.MILLISECONDS.toNanos(node.leaseMs);
+        long delay = fromNanos + lease + Math.max(EXPIRY_GRACE_NANOS, lease / 10) - System.nanoTime();
         synchronized (node) {
             if (node.expiry != null) {
                 node.expiry.cancel(false);

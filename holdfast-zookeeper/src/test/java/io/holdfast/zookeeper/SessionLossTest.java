@@ -149,13 +149,13 @@ class SessionLossTest {
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void aHolderPartitionedPastItsSessionTimeoutIsReportedLostBeforeTheNextHolderActs() throws Exception {
         String name = name("partitioned");
-        Duration lease = Duration.ofSeconds(10); // a margin of 500 ms between local deadline and session expiry
+        Duration lease = Duration.ofSeconds(15); // the core's margin between local deadline and lease: 750 ms
         LoopbackProxy proxy = new LoopbackProxy("127.0.0.1", server.getPort());
         toClose.push(proxy);
         Holdfast holder = client(proxy.port()).holdfast();
         Holdfast contender = client(server.getPort()).holdfast();
         HolderLossScenario scenario = new HolderLossScenario(holder.lock(name, lease, true), contender.lock(name, lease, true));
-        Thread.sleep(lease.toMillis() / 2); // a renewal or two through the proxy first
+        Thread.sleep(lease.toMillis() / 3 + 500); // a renewal through the proxy first
 
         proxy.cut();
         scenario.faultInjected();
