@@ -26,6 +26,7 @@ final class ClientProcess {
     private final OutputStream stdin;
     private volatile long holding;
     private volatile boolean readDone;
+    private volatile long readPauseMs;
     private volatile long endMicros;
     private volatile boolean killed;
 
@@ -57,6 +58,8 @@ final class ClientProcess {
                     holding = Long.parseLong(line.substring(5).trim());
                     readDone = false;
                 } else if (line.startsWith("READ ")) {
+                    String[] f = line.split(" ");
+                    readPauseMs = f.length > 2 ? Long.parseLong(f[2]) : 0;
                     readDone = true;
                 } else if (line.equals("FREE")) {
                     holding = 0;
@@ -96,6 +99,15 @@ final class ClientProcess {
     /** Whether the client holds the lock and has read the counters: it is in its pause before writing. */
     boolean betweenReadAndWrite() {
         return holding != 0 && readDone;
+    }
+
+    /**
+     * Whether the client is between its read and its write with a pause of at least {@code ms} ahead of it:
+     * a signal sent now reaches it in its sleep, not inside a database write (where, on a SQLite register,
+     * a stopped client would hold the file's write lock).
+     */
+    boolean inPauseOfAtLeast(long ms) {
+        return betweenReadAndWrite() && readPauseMs >= ms;
     }
 
     String name() {

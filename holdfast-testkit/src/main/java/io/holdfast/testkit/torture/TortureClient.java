@@ -31,8 +31,8 @@ import java.util.Random;
  * stands between a stale holder and the counters.
  *
  * <p>It talks to the runner over its standard streams: it prints {@code READY} once connected,
- * {@code HOLD <token>} after each acquire, {@code READ <token>} once it has read the counters (it is then
- * in its pause before writing), {@code FREE} before each release; it stops after the current
+ * {@code HOLD <token>} after each acquire, {@code READ <token> <ms>} once it has read the counters (it then
+ * pauses that many milliseconds before writing), {@code FREE} before each release; it stops after the current
  * round when it reads {@code STOP} or its standard input ends (the runner is gone), and in any case after
  * {@code --max-lifetime}.
  *
@@ -184,8 +184,8 @@ public final class TortureClient {
         for (Register.Kind kind : Register.Kind.ALL) {
             history.record(kind.readOp(), Event.OK, token, values[kind.ordinal()], "");
         }
-        say("READ " + token); // the runner's pause and kill aim at this moment: between read and write
         long pause = think.toMillis() == 0 ? 0 : random.nextInt((int) think.toMillis() + 1);
+        say("READ " + token + " " + pause); // the runner's pause and kill aim here: between read and write
         if (pause > 0) {
             Thread.sleep(pause); // where the harness's SIGSTOP usually lands
         }

@@ -314,14 +314,14 @@ public final class TortureRunner {
     }
 
     /**
-     * The client that holds the lock and has read the counters, so it is in its pause before writing (waiting
-     * up to 3 s for one); else one that holds the lock; else a random live client.
+     * The client that holds the lock and has read the counters, with at least 10 ms of its pause before
+     * writing ahead (waiting up to 3 s for one); else one that holds the lock; else a random live client.
      */
     private synchronized ClientProcess pickTarget() throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(3).toNanos();
         while (System.nanoTime() - deadline < 0 && !stopping) {
             for (ClientProcess p : clients) {
-                if (p.isAlive() && p.betweenReadAndWrite()) {
+                if (p.isAlive() && p.inPauseOfAtLeast(10)) {
                     return p;
                 }
             }
