@@ -49,7 +49,6 @@ import java.util.function.Consumer;
  */
 public final class TortureRunner {
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(120);
-    private static final Duration RESTART_DOWNTIME = Duration.ofSeconds(1);
     private static final PartitionProxy.Mode[] PARTITION_MODES = {PartitionProxy.Mode.DELAY, PartitionProxy.Mode.DROP, PartitionProxy.Mode.RESET};
 
     private final TortureSettings settings;
@@ -442,10 +441,27 @@ public final class TortureRunner {
                 (token != 0 ? "the holder: " : "a waiter: ") + how + " for " + Durations.format(pauseLength()) + ", then healed", null);
     }
 
+    /**
+     * Restarts the store while a holder is between its read and its write (waiting up to 3 s for one with
+     * half its think time ahead), so that a store which forgets its holds on restart can grant the lock to
+     * another client while the old holder is still at work.
+     */
     private FaultWindow restartStore() throws Exception {
+        ClientProcess holder = null;
+        long deadline = System.nanoTime() + Duration.ofSeconds(3).toNanos();
+        long ahead = settings.think().toMillis() / 2;
+        while (holder == null && System.nanoTime() - deadline < 0 && !stopping) {
+            for (ClientProcess p : clients) {
+                if (p.isAlive() && p.inPauseOfAtLeast(ahead)) {
+                    holder = p;
+                }
+            }
+            Thread.sleep(0, 200_000);
+        }
+        long token = holder == null ? 0 : holder.holding();
         long start = Event.now();
         storeControl.kill();
-        Thread.sleep(RESTART_DOWNTIME.toMillis());
+        Thread.sleep(settings.restartDowntime().toMillis());
         Exception failure = null;
         for (int attempt = 1; attempt <= 3; attempt++) {
             try {
@@ -460,8 +476,9 @@ public final class TortureRunner {
         if (failure != null) {
             throw new IllegalStateException("the store did not start again: " + failure, failure);
         }
-        return new FaultWindow(Fault.RESTART, start, Event.now(), "store", 0,
-                storeControl.describe() + " killed, down " + Durations.format(RESTART_DOWNTIME) + ", started again", null);
+        return new FaultWindow(Fault.RESTART, start, Event.now(), "store", token,
+                storeControl.describe() + " killed, down " + Durations.format(settings.restartDowntime()) + ", started again"
+                        + (holder == null ? "" : " (client " + holder.client + " was between its read and its write)"), null);
     }
 
     // ------------------------------------------------------------------------------------------ end

@@ -26,10 +26,11 @@ import java.util.Set;
  * @param acquireWait how long a client waits for the lock before it records a timeout and tries again
  * @param seed seeds the clients' pauses and the scheduler's choices
  * @param clientJvmOptions extra options for the client JVMs (for example {@code -Xmx64m})
+ * @param restartDowntime how long a restarted store stays down between its kill and its start (0 to 60 s)
  */
 public record TortureSettings(String uri, String registerUrl, int clients, Duration duration, Set<Fault> faults,
                               Path reportDir, Duration lease, Duration think, Duration acquireWait, long seed,
-                              List<String> clientJvmOptions) {
+                              List<String> clientJvmOptions, Duration restartDowntime) {
 
     /** Checks every setting and says what is allowed. */
     public TortureSettings {
@@ -49,6 +50,9 @@ public record TortureSettings(String uri, String registerUrl, int clients, Durat
         Durations.requireWait(acquireWait);
         faults = Collections.unmodifiableSet(new LinkedHashSet<>(Objects.requireNonNull(faults, "faults")));
         clientJvmOptions = List.copyOf(clientJvmOptions);
+        if (restartDowntime == null || restartDowntime.isNegative() || restartDowntime.compareTo(Duration.ofSeconds(60)) > 0) {
+            throw new IllegalArgumentException("restart downtime " + restartDowntime + " is not allowed; allowed: 0 to 60s");
+        }
     }
 
     /** Settings for a run against {@code uri}, with defaults for everything else. */
@@ -69,6 +73,7 @@ public record TortureSettings(String uri, String registerUrl, int clients, Durat
         private Duration acquireWait = Duration.ofSeconds(5);
         private long seed = System.nanoTime();
         private List<String> clientJvmOptions = List.of();
+        private Duration restartDowntime = Duration.ofSeconds(1);
 
         private Builder(String uri) {
             this.uri = uri;
@@ -134,10 +139,19 @@ public record TortureSettings(String uri, String registerUrl, int clients, Durat
             return this;
         }
 
+        /**
+         * How long the store stays down in a restart fault; default 1 s. Zero restarts it at once, so a store
+         * that forgets its data on restart can grant the lock again while the old holder is still at work.
+         */
+        public Builder restartDowntime(Duration d) {
+            this.restartDowntime = d;
+            return this;
+        }
+
         /** @throws IllegalArgumentException if a setting is out of range, saying what is allowed */
         public TortureSettings build() {
             return new TortureSettings(uri, registerUrl, clients, duration, faults, reportDir, lease, think, acquireWait,
-                    seed, clientJvmOptions);
+                    seed, clientJvmOptions, restartDowntime);
         }
     }
 }
