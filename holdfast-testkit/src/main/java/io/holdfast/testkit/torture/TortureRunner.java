@@ -177,6 +177,7 @@ public final class TortureRunner {
         }
         List<Event> events = History.readAll(historyDir);
         writeMergedHistory(dir.resolve("history.tsv"), events);
+        writeFaults(dir.resolve("faults.tsv"));
         Checker.Analysis analysis = Checker.check(store, settings, startMicros, endMicros, events, lives, faults, finals);
         Path text = dir.resolve("report.txt");
         Path html = dir.resolve("report.html");
@@ -533,6 +534,16 @@ public final class TortureRunner {
         StringBuilder b = new StringBuilder("# micros\tclient\tincarnation\top\ttype\ttoken\tvalue\tdetail\n");
         for (Event e : events) {
             b.append(e.toLine()).append('\n');
+        }
+        Files.writeString(file, b.toString(), StandardCharsets.UTF_8);
+    }
+
+    private void writeFaults(Path file) throws IOException {
+        StringBuilder b = new StringBuilder("# start_micros\tend_micros\tfault\ttarget\theld_token\tdetail\tskipped_because\n");
+        for (FaultWindow f : faults) {
+            b.append(f.startMicros()).append('\t').append(f.endMicros()).append('\t').append(f.fault().label()).append('\t')
+                    .append(f.target()).append('\t').append(f.heldToken()).append('\t').append(Event.clean(f.detail())).append('\t')
+                    .append(f.skipReason() == null ? "" : Event.clean(f.skipReason())).append('\n');
         }
         Files.writeString(file, b.toString(), StandardCharsets.UTF_8);
     }
