@@ -159,7 +159,11 @@ public final class TortureRunner {
             if (clients != null) {
                 for (ClientProcess p : clients) {
                     if (p != null) {
-                        signals.send(p.process.pid(), "CONT");
+                        try {
+                            signals.send(p.process.pid(), "CONT");
+                        } catch (IOException e) {
+                            // SIGKILL below ends a stopped process too
+                        }
                         p.kill();
                     }
                 }
