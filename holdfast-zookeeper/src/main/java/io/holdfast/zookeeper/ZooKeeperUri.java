@@ -76,8 +76,8 @@ final class ZooKeeperUri {
         }
         for (String name : params.keySet()) {
             if (!name.equals("connectTimeout")) {
-                throw bad(uri, "parameter '" + name + "' is unknown; allowed: connectTimeout (how long to wait for a server, default 5s). "
-                        + "There is no sessionTimeout: each hold's session timeout is its lease");
+                throw bad(uri, "parameter '" + name + "' is unknown; the only one is connectTimeout (how long to wait for a server, "
+                        + "default 5s), and there is no sessionTimeout: each hold's session timeout is its lease");
             }
         }
         String user = null;
