@@ -5,7 +5,6 @@ import io.holdfast.testkit.torture.Fault;
 import io.holdfast.testkit.torture.TortureResult;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.net.URI;
@@ -16,7 +15,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The torture run on a single etcd member started here (Debian's {@code etcd}); a restart kills it with
@@ -38,7 +36,6 @@ class EtcdTortureTest {
     }
 
     @Test
-    @Timeout(value = 4, unit = TimeUnit.MINUTES)
     void underKillsPausesRestartsAndPartitionsTheLockHoldsAndTheFencedCounterStaysExact() throws Exception {
         LocalServer.requireExecutable(ETCD, "etcd-server");
         int clientPort = LoopbackPorts.unusedPort();

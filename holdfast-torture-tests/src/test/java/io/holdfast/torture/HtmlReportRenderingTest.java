@@ -3,7 +3,6 @@ package io.holdfast.torture;
 import io.holdfast.testkit.torture.Fault;
 import io.holdfast.testkit.torture.TortureResult;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import javax.imageio.ImageIO;
@@ -33,7 +32,6 @@ class HtmlReportRenderingTest {
     Path dir;
 
     @Test
-    @Timeout(value = 4, unit = TimeUnit.MINUTES)
     void theReportOfARunRendersWithItsTimelineInHeadlessChromium() throws Exception {
         if (!Files.isExecutable(CHROMIUM)) {
             throw new IllegalStateException(CHROMIUM + " is missing: run scripts/services (it installs the chromium package)");

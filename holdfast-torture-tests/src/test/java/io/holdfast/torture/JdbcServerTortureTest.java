@@ -4,7 +4,6 @@ import io.holdfast.testkit.torture.Fault;
 import io.holdfast.testkit.torture.TortureResult;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -12,7 +11,6 @@ import java.sql.Statement;
 import java.util.EnumSet;
 import java.util.Locale;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The torture run on the shared PostgreSQL and MariaDB servers (127.0.0.1:5432 and :3306), each in a lock
@@ -33,7 +31,6 @@ class JdbcServerTortureTest {
     }
 
     @Test
-    @Timeout(value = 4, unit = TimeUnit.MINUTES)
     void onPostgresqlTheLockHoldsAndTheFencedCounterStaysExactUnderKillsPausesAndPartitions() throws Exception {
         String jdbc = "jdbc:postgresql://127.0.0.1:5432/test?user=postgres";
         dropUrl = jdbc;
@@ -45,7 +42,6 @@ class JdbcServerTortureTest {
     }
 
     @Test
-    @Timeout(value = 4, unit = TimeUnit.MINUTES)
     void onMariaDbTheLockHoldsAndTheFencedCounterStaysExactUnderKillsPausesAndPartitions() throws Exception {
         String jdbc = "jdbc:mariadb://127.0.0.1:3306/test?user=root";
         dropUrl = jdbc;

@@ -5,14 +5,12 @@ import io.holdfast.testkit.torture.Fault;
 import io.holdfast.testkit.torture.TortureResult;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The torture run on one {@code memcached} started here; a restart loses every key, holds and token
@@ -33,7 +31,6 @@ class MemcachedTortureTest {
     }
 
     @Test
-    @Timeout(value = 4, unit = TimeUnit.MINUTES)
     void fencedCounterStaysExactUnderKillsPausesRestartsAndPartitions() throws Exception {
         LocalServer.requireExecutable(MEMCACHED, "memcached");
         int port = LoopbackPorts.unusedPort();

@@ -3,12 +3,10 @@ package io.holdfast.torture;
 import io.holdfast.testkit.torture.Fault;
 import io.holdfast.testkit.torture.TortureResult;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.util.EnumSet;
-import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -21,7 +19,6 @@ class SqliteTortureTest {
     Path dir;
 
     @Test
-    @Timeout(value = 4, unit = TimeUnit.MINUTES)
     void fencedCounterStaysExactUnderKillsAndPausesAndSkippedFaultsAreNamed() throws Exception {
         TortureResult r = TortureRuns.run(TortureRuns.settings("sqlite", "sqlite:" + dir.resolve("locks.db"),
                 EnumSet.allOf(Fault.class)).build(), null);

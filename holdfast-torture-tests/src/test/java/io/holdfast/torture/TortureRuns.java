@@ -16,6 +16,7 @@ import java.util.EnumSet;
 import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 /**
  * The short CI run every backend gets, and the checks that hold on every backend. Reports go to
@@ -44,12 +45,17 @@ final class TortureRuns {
                 .reportDir(dir);
     }
 
+    /**
+     * Runs the torture, failing if it has not finished within its duration plus 4 minutes (client start-up,
+     * the last fault, the stop and the check all fit in that many times over).
+     */
     static TortureResult run(TortureSettings settings, StoreControl control) throws Exception {
         TortureRunner runner = new TortureRunner(settings).progress(System.out::println);
         if (control != null) {
             runner.storeControl(control);
         }
-        TortureResult result = runner.run();
+        TortureResult result = assertTimeoutPreemptively(settings.duration().plusMinutes(4), runner::run,
+                () -> "the torture run did not finish within its duration plus 4 minutes");
         System.out.println(Files.readString(result.textReport()));
         return result;
     }

@@ -7,11 +7,9 @@ import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 import java.util.EnumSet;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The torture run on a standalone ZooKeeper server inside the test JVM (curator-test, as holdfast-zookeeper's
@@ -30,7 +28,6 @@ class ZooKeeperTortureTest {
     }
 
     @Test
-    @Timeout(value = 4, unit = TimeUnit.MINUTES)
     void underKillsPausesRestartsAndPartitionsTheLockHoldsAndTheFencedCounterStaysExact() throws Exception {
         // 0 connections per client address means unlimited: every client connects from 127.0.0.1.
         InstanceSpec spec = new InstanceSpec(null, -1, -1, -1, true, -1, 200, 0, Map.of("maxSessionTimeout", "60000"), "127.0.0.1");

@@ -131,7 +131,7 @@ final class HtmlReport {
         }
         // Axis: seconds from the start of the run.
         long spanS = Math.max(1, (x.to - x.from) / 1_000_000);
-        long step = spanS <= 20 ? 1 : spanS <= 60 ? 5 : spanS <= 300 ? 30 : spanS <= 1800 ? 120 : 600;
+        long step = spanS <= 20 ? 1 : spanS <= 60 ? 5 : spanS <= 180 ? 15 : spanS <= 600 ? 30 : spanS <= 1800 ? 120 : 600;
         b.append("<g id=\"axis\">");
         long firstTick = (long) Math.ceil((x.from - a.startMicros()) / 1e6 / step) * step;
         for (long t = firstTick; a.startMicros() + t * 1_000_000 <= x.to; t += step) {
@@ -140,6 +140,7 @@ final class HtmlReport {
             b.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#616161\">%ds</text>", px, TOP + lanes * LANE + 14, t));
         }
         b.append("</g>\n<g id=\"faults\">\n");
+        double labelsEnd = 0; // labels that would overlap the previous one are left out (the tooltip stays)
         for (FaultWindow f : a.faults()) {
             if (f.skipReason() != null) {
                 continue;
@@ -156,8 +157,12 @@ final class HtmlReport {
                 b.append(String.format(Locale.ROOT, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\" fill-opacity=\"0.35\"/>",
                         x1, laneY(lane), w, LANE, color));
             }
-            b.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" fill=\"%s\" font-weight=\"bold\">%s</text>\n", x1 + 2, TOP - 6, color,
-                    esc(f.fault().label() + (lane > 0 ? " c" + lane : ""))));
+            String label = f.fault().label() + (lane > 0 ? " c" + lane : "");
+            if (x1 >= labelsEnd) {
+                b.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" fill=\"%s\" font-weight=\"bold\">%s</text>\n", x1 + 2, TOP - 6, color,
+                        esc(label)));
+                labelsEnd = x1 + 8 + label.length() * 7;
+            }
         }
         b.append("</g>\n<g id=\"holds\">\n");
         for (Checker.Span h : a.holds()) {
