@@ -133,7 +133,9 @@ final class Renewer {
                 }
             }
         } catch (RuntimeException e) {
-            log.warn("renewing {} lease(s) on {} failed; retrying until their deadlines", batch.size(), client.describe(), e);
+            // One line per failure; the stack trace only at debug, so an outage does not flood the log.
+            log.warn("renewing {} lease(s) on {} failed, retrying until their deadlines: {}", batch.size(), client.describe(), e.toString());
+            log.debug("renewal failure", e);
             long now = System.nanoTime();
             for (Lease lease : batch) {
                 lease.renewalFailed(e, now);
