@@ -21,7 +21,11 @@ final class Acquisition {
     private static final Logger log = LoggerFactory.getLogger(Acquisition.class);
     /** A wait at least this long has no deadline. */
     static final Duration FOREVER = Duration.ofDays(365L * 100);
-    /** First poll of a store that cannot notify; one that can is polled only as a fallback, from a quarter of its longest interval. */
+    /**
+     * First poll of a waiter. A store that queues waiters and wakes each one's predecessor (etcd,
+     * ZooKeeper) is polled only as a fallback, from a quarter of its longest interval; elsewhere a
+     * waiter that lost the race after a wake-up retries soon.
+     */
     private static final long FIRST_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
     final LockHandle handle;
@@ -245,7 +249,8 @@ final class Acquisition {
             return;
         }
         long max = handle.client.store.traits().maxPollInterval().toNanos();
-        long first = handle.client.store.traits().notifiesReleases() ? Math.max(FIRST_POLL_NANOS, max / 4) : FIRST_POLL_NANOS;
+        var traits = handle.client.store.traits();
+        long first = traits.notifiesReleases() && traits.queuesWaiters() ? Math.max(FIRST_POLL_NANOS, max / 4) : FIRST_POLL_NANOS;
         long delay = Math.min(max, first << Math.min(polls, 20));
         polls++;
         if (holderHint != null) {

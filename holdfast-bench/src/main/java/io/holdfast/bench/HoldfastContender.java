@@ -35,7 +35,7 @@ final class HoldfastContender implements Contender {
 
     @Override
     public String howItRenews() {
-        return "automatic: each client's renewer extends every due lease in one `UPDATE ... WHERE owner_id = ANY(?)` per 500 holds, every lease/3";
+        return "automatic: each client's renewer extends every due lease in one `UPDATE ... FROM unnest(names, owners)` (by primary key) per 500 holds, every lease/3";
     }
 
     @Override
