@@ -255,7 +255,7 @@ public final class TortureRunner {
     private String whyNot(Fault f) {
         return switch (f) {
             case RESTART -> storeControl == null ? "the harness did not start this store, so it cannot restart it "
-                    + "(a test can pass a StoreControl)" : null;
+                    + "(give the runner a StoreControl; on the command line, --store-stop and --store-start)" : null;
             case PARTITION -> proxies.get(0).isEmpty() ? "the URI names no loopback host:port to put a proxy in front of" : null;
             default -> null;
         };
