@@ -119,6 +119,7 @@ class SentinelFailoverTest {
 
             servers.master.kill();
             awaitFailover(servers);
+            awaitReachable(second, name); // Lettuce reconnects to the promoted master in its own time
             Optional<io.holdfast.Hold> refused = second.lock(name).tryAcquire(Duration.ofSeconds(1));
             Optional<LockInfo> seen = second.admin().status(name);
             boolean lostInTime = lost.await(30, TimeUnit.SECONDS);
@@ -144,6 +145,22 @@ class SentinelFailoverTest {
             RedisServer.sleep(100);
         }
         throw new AssertionError("no failover within 60s; sentinel log:\n" + servers.sentinel.log());
+    }
+
+    /** Until {@code client} answers through Sentinel's current master (bounded: 30 s). */
+    private static void awaitReachable(Holdfast client, String name) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (true) {
+            try {
+                client.admin().status(name);
+                return;
+            } catch (StoreUnavailableException e) {
+                if (System.nanoTime() > deadline) {
+                    throw new AssertionError("the client did not reach the promoted master within 30 s", e);
+                }
+                RedisServer.sleep(100);
+            }
+        }
     }
 
     private static void awaitField(RedisServer server, String section, String field, String value) {
