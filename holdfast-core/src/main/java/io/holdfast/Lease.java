@@ -81,13 +81,13 @@ final class Lease {
         return validUntilNanos;
     }
 
-    /** Marks the hold lost if its deadline has passed; true if it did. */
+    /** Whether the deadline has passed; if so, a lease still held is marked lost. */
     boolean expireIfDue(long nowNanos) {
-        if (nowNanos - validUntilNanos >= 0 && state() == Hold.State.HELD) {
+        boolean passed = nowNanos - validUntilNanos >= 0;
+        if (passed && state() == Hold.State.HELD) {
             lose(deadlineReason());
-            return true;
         }
-        return false;
+        return passed;
     }
 
     Hold newHold() {
@@ -101,18 +101,7 @@ final class Lease {
     }
 
     boolean isValid() {
-        Hold.State s;
-        synchronized (this) {
-            s = state;
-        }
-        if (s != Hold.State.HELD) {
-            return false;
-        }
-        if (System.nanoTime() - validUntilNanos >= 0) {
-            lose(deadlineReason());
-            return false;
-        }
-        return true;
+        return state() == Hold.State.HELD && !expireIfDue(System.nanoTime());
     }
 
     synchronized Hold.State state() {
