@@ -5,28 +5,70 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
+import java.util.EnumMap;
+import java.util.EnumSet;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One waiting acquire. It keeps one owner id for all its attempts, so an attempt whose reply was lost
- * is adopted by the next one, and gives back whatever an abandoned attempt may have taken. While it is
- * the head of its name's {@link WaitQueue} it polls with capped exponential backoff and is woken by
- * release signals; behind the head it only waits for its turn or its deadline.
+ * One wait for a lock, as a state machine. It keeps one owner id for all its attempts, so an attempt whose
+ * reply was lost is adopted by the next, and it leaves nothing behind: whatever ends it (a grant, the
+ * deadline, a store error, the caller completing or cancelling its future, an interrupt, the client's
+ * close) completes the future exactly once and gives back the owner if it may hold or queue anything.
+ *
+ * <pre>
+ *   QUEUED ──turn──▶ WAITING ◀──refused, deadline ahead──┐
+ *     │                 │ wake (release or poll)          │
+ *     │ turn(attempt)   ▼                                 │
+ *     └──────────────▶ CALLING ──wake──▶ CALLING_WOKEN ───┘ (WOKEN: call again at once)
+ *                       │  ▲ refused, deadline ahead │
+ *                       │  └─────────────────────────┘
+ *                       │ caller gives up
+ *                       ▼
+ *                   ABANDONING ──call returns──▶ DONE (owner given back)
+ *   QUEUED, WAITING ──deadline, give-up──▶ DONE;  CALLING* ──granted, refused past deadline, error──▶ DONE
+ * </pre>
+ *
+ * <p>Invariants, checked on every transition: exactly one store call is in flight in CALLING, CALLING_WOKEN
+ * and ABANDONING, and none otherwise; a poll timer exists only in WAITING; DONE has no timer and no watch.
+ * A deadline that passes during a call is acted on when the call returns (a grant it brings is kept), so a
+ * wait overruns its deadline by at most one store call, which the store bounds by its request time-out.
+ * Every transition happens in {@link #move} under this object's lock; store calls, timers' callbacks,
+ * queue hand-overs and the future's completion run outside it.
  */
 final class Acquisition {
     private static final Logger log = LoggerFactory.getLogger(Acquisition.class);
     /** A wait at least this long has no deadline. */
     static final Duration FOREVER = Duration.ofDays(365L * 100);
-    /**
-     * First poll of a waiter. A store that queues waiters and wakes each one's predecessor (etcd,
-     * ZooKeeper) is polled only as a fallback, from a quarter of its longest interval; elsewhere a
-     * waiter that lost the race after a wake-up retries soon.
-     */
     private static final long FIRST_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+
+    enum State {
+        /** Behind an earlier waiter of this client for the name (only where the store keeps no order). */
+        QUEUED,
+        /** Its turn: a release signal or the poll timer starts the next call. */
+        WAITING,
+        /** A store call (watch registration and/or attempt) is in flight. */
+        CALLING,
+        /** As CALLING, and a wake-up arrived meanwhile: if refused, call again at once. */
+        CALLING_WOKEN,
+        /** The caller gave up during a call: when it returns, the owner is given back. */
+        ABANDONING,
+        /** Over: the future is (being) completed and nothing of this wait remains. */
+        DONE
+    }
+
+    /** Every legal transition; {@link #move} refuses the rest. */
+    private static final Map<State, Set<State>> ALLOWED = new EnumMap<>(Map.of(
+            State.QUEUED, EnumSet.of(State.WAITING, State.CALLING, State.DONE),
+            State.WAITING, EnumSet.of(State.CALLING, State.DONE),
+            State.CALLING, EnumSet.of(State.CALLING, State.CALLING_WOKEN, State.WAITING, State.ABANDONING, State.DONE),
+            State.CALLING_WOKEN, EnumSet.of(State.CALLING, State.ABANDONING, State.DONE),
+            State.ABANDONING, EnumSet.of(State.DONE),
+            State.DONE, EnumSet.noneOf(State.class)));
 
     final LockHandle handle;
     final String ownerId;
@@ -34,14 +76,13 @@ final class Acquisition {
     private final Duration wait;
     private final boolean forever;
     private final long deadlineNanos;
-    private volatile WaitQueue queue;
+    private final boolean storeQueues;
+    private final boolean storeNotifies;
 
     // Guarded by this.
-    private boolean attempting;
-    private boolean wakeRequested;
-    private boolean head;
-    private boolean finished;
-    private boolean anyAttemptFailed;
+    private State state = State.QUEUED;
+    private boolean attempted;
+    private boolean unsure;
     private int polls;
     private RuntimeException lastError;
     private Duration holderHint;
@@ -55,81 +96,133 @@ final class Acquisition {
         this.wait = wait;
         this.forever = wait.compareTo(FOREVER) >= 0;
         this.deadlineNanos = forever ? 0 : startNanos + wait.toNanos();
-        future.whenComplete((hold, error) -> {
-            if (future.isCancelled()) {
-                abandon();
-            }
-        });
+        this.storeQueues = handle.client.store.traits().queuesWaiters();
+        this.storeNotifies = handle.client.store.traits().notifiesReleases();
+        // Any completion by the caller (cancel, complete, orTimeout...) ends the wait; ours is a no-op here.
+        future.whenComplete((hold, error) -> giveUp(new IllegalStateException("the caller completed the wait")));
     }
 
-    /** Joins the queue after a first attempt the caller made itself. */
-    void startWaiting(Attempt first, RuntimeException firstError) {
+    /**
+     * Starts the wait. {@code firstAttempt} is the caller's own refused attempt (null if none was made),
+     * {@code firstError} a transient error it met instead.
+     */
+    void start(Attempt firstAttempt, RuntimeException firstError) {
         synchronized (this) {
-            if (first != null) {
-                holderHint = first.holderLeaseRemaining();
-            }
-            if (firstError != null) {
-                lastError = firstError;
-                anyAttemptFailed = true;
-            }
-            armDeadline();
+            attempted = firstAttempt != null || firstError != null;
+            unsure = storeQueues || firstError != null;
+            lastError = firstError;
+            holderHint = firstAttempt == null ? null : firstAttempt.holderLeaseRemaining();
         }
-        join(false);
-    }
-
-    /** Joins the queue and attempts at once. */
-    void startAttempting() {
-        synchronized (this) {
-            armDeadline();
+        if (!handle.client.register(this)) {
+            giveUp(HoldfastClient.closedWhileWaiting());
+            return;
         }
-        join(true);
-    }
-
-    private void join(boolean attemptNow) {
-        WaitQueue q;
-        do {
-            q = handle.client.queue(handle.name);
-            queue = q;
-        } while (!q.enqueue(this, attemptNow));
-    }
-
-    /** Called by the queue when this acquisition becomes its head. */
-    void becameHead(boolean attemptNow) {
-        synchronized (this) {
-            head = true;
-        }
-        rewatch();
-        if (attemptNow) {
-            wake();
+        boolean attemptNow = !attempted;
+        if (storeQueues) {
+            turn(attemptNow); // the store orders its waiters: each owner acts on its own turn
         } else {
+            handle.client.enqueue(this, attemptNow);
+        }
+        if (!forever) {
             synchronized (this) {
+                if (state != State.DONE) {
+                    deadlineTimer = schedule(this::deadline, deadlineNanos - System.nanoTime());
+                }
+            }
+        }
+    }
+
+    synchronized boolean isOver() {
+        return state == State.DONE || state == State.ABANDONING;
+    }
+
+    /** Its turn has come (it heads this client's queue, or the store orders waiters). */
+    void turn(boolean attemptNow) {
+        boolean call;
+        boolean watchToo;
+        synchronized (this) {
+            if (state != State.QUEUED) {
+                return; // over already: the leave that follows passes the turn on
+            }
+            watchToo = storeNotifies;
+            call = attemptNow || watchToo;
+            if (call) {
+                move(State.CALLING);
+            } else {
+                move(State.WAITING);
                 schedulePoll();
             }
         }
+        if (call) {
+            dispatch(watchToo, attemptNow);
+        }
     }
 
-    /** A release was signalled, or a poll fell due: attempt now (or right after the attempt in flight). */
+    /** A release was signalled, or a poll fell due. */
     void wake() {
         synchronized (this) {
-            if (finished) {
-                return;
+            switch (state) {
+                case WAITING -> move(State.CALLING);
+                case CALLING -> {
+                    move(State.CALLING_WOKEN);
+                    return;
+                }
+                default -> {
+                    return;
+                }
             }
-            if (attempting) {
-                wakeRequested = true;
-                return;
-            }
-            attempting = true;
-            cancel(pollTimer);
-            pollTimer = null;
         }
-        try {
-            handle.client.io.execute(this::attempt);
-        } catch (RejectedExecutionException e) {
-            fail(new IllegalStateException("the Holdfast client was closed while waiting"));
+        dispatch(false, true);
+    }
+
+    private void deadline() {
+        synchronized (this) {
+            if (state != State.QUEUED && state != State.WAITING) {
+                return; // in a call, the call's return acts on it; over, nothing to do
+            }
+            move(State.DONE);
+        }
+        end(timeoutError());
+    }
+
+    /** The caller, an interrupt or the client's close ends the wait. */
+    void giveUp(RuntimeException reason) {
+        boolean inCall;
+        synchronized (this) {
+            switch (state) {
+                case QUEUED, WAITING -> move(State.DONE);
+                case CALLING, CALLING_WOKEN -> move(State.ABANDONING);
+                default -> {
+                    return;
+                }
+            }
+            inCall = state == State.ABANDONING;
+        }
+        if (inCall) {
+            leaveQueue(false); // the next waiter need not wait for this call; its return gives the owner back
+            future.completeExceptionally(reason);
+        } else {
+            end(reason);
         }
     }
 
-    private void attempt() {
+    private void dispatch(boolean registerWatch, boolean attempt) {
+        try {
+            handle.client.io.execute(() -> call(registerWatch, attempt));
+        } catch (RejectedExecutionException e) {
+            returned(null, HoldfastClient.closedWhileWaiting(), 0, false);
+        }
+    }
+
+    /** One store call, on the I/O pool: optionally a fresh watch, then optionally an attempt. */
+    private void call(boolean registerWatch, boolean attempt) {
+        if (registerWatch) {
+            rewatch();
+        }
+        if (!attempt) {
+            returned(null, null, 0, false);
+            return;
+        }
         long sent = System.nanoTime();
         Attempt result = null;
         RuntimeException error = null;
@@ -138,78 +231,108 @@ final class Acquisition {
         } catch (RuntimeException e) {
             error = e;
         }
-        if (result != null && result.acquired()) {
-            Hold hold;
-            try {
-                hold = handle.granted(ownerId, result, sent);
-            } catch (RuntimeException e) {
-                fail(e);
-                return;
-            }
-            synchronized (this) {
-                attempting = false;
-                finished = true;
-                cleanupTimers();
-            }
-            queue.leave(this, true);
-            if (!future.complete(hold)) {
-                hold.close(); // cancelled while the attempt was in flight: hold nothing
-            }
-            return;
-        }
-        if (error == null && queueing()) {
+        if (result != null && !result.acquired() && storeQueues) {
             rewatch(); // a queueing store's predecessor may have changed
         }
-        boolean again = false;
-        boolean abandoned = false;
-        RuntimeException failNow = null;
+        returned(result, error, sent, true);
+    }
+
+    /** What a returned call leads to, decided under the lock and done outside it. */
+    private enum Next { NOTHING, CALL_AGAIN, DELIVER, END, GIVE_BACK }
+
+    private void returned(Attempt result, RuntimeException error, long sentNanos, boolean attemptMade) {
+        boolean granted = result != null && result.acquired();
+        Next next;
+        RuntimeException endWith = null;
         synchronized (this) {
-            attempting = false;
-            if (finished) {
-                // Cancelled while this attempt was in flight: abandon() left the give-back and the queue to
-                // this attempt (a queueing store still lists the owner; a lost reply may have let it in).
-                anyAttemptFailed |= error != null;
-                abandoned = true;
+            attempted |= attemptMade;
+            if (error != null) {
+                unsure = true;
+            }
+            if (state == State.ABANDONING) {
+                move(State.DONE);
+                next = Next.GIVE_BACK; // the future was completed by giveUp
+                unsure |= granted;
+            } else if (granted) {
+                move(State.DONE);
+                next = Next.DELIVER;
             } else if (error != null && !(error instanceof StoreUnavailableException)) {
-                // Not transient (a refused argument, a store error): retrying would only hide it.
-                anyAttemptFailed = true;
-                failNow = error;
+                move(State.DONE); // not transient (a refused argument, a store error): retrying would hide it
+                next = Next.END;
+                endWith = error;
             } else {
                 if (error != null) {
                     lastError = error;
-                    anyAttemptFailed = true;
                     log.debug("attempt on '{}' failed", handle.name, error);
-                } else {
+                } else if (result != null) {
                     lastError = null;
                     holderHint = result.holderLeaseRemaining();
                 }
-                if (!forever && System.nanoTime() - deadlineNanos >= 0) {
-                    again = false;
-                } else if (wakeRequested) {
-                    wakeRequested = false;
-                    again = true;
+                if (attempted && !forever && System.nanoTime() - deadlineNanos >= 0) {
+                    move(State.DONE);
+                    next = Next.END;
+                    endWith = timeoutError();
+                } else if (state == State.CALLING_WOKEN || !attempted) {
+                    move(State.CALLING);
+                    next = Next.CALL_AGAIN;
                 } else {
+                    move(State.WAITING);
                     schedulePoll();
-                    return;
+                    next = Next.NOTHING;
                 }
             }
         }
-        if (failNow != null) {
-            fail(failNow);
-            return;
-        }
-        if (abandoned) {
-            giveBackIfUnsure();
-            queue.leave(this, false);
-        } else if (again) {
-            wake();
-        } else {
-            timeOut();
+        switch (next) {
+            case CALL_AGAIN -> dispatch(false, true);
+            case DELIVER -> deliver(result, sentNanos);
+            case END, GIVE_BACK -> end(endWith);
+            case NOTHING -> { }
         }
     }
 
-    private boolean queueing() {
-        return handle.client.store.traits().queuesWaiters();
+    private void deliver(Attempt result, long sentNanos) {
+        leaveQueue(true);
+        Hold hold;
+        try {
+            hold = handle.granted(ownerId, result, sentNanos);
+        } catch (RuntimeException e) {
+            future.completeExceptionally(e); // the client closed meanwhile; granted() released the lease
+            return;
+        }
+        if (!future.complete(hold)) {
+            handle.client.releaseUnwanted(hold); // the caller gave up as it was granted: hold nothing
+        }
+    }
+
+    /** After moving to DONE without a grant: leave the queue, give back, complete. */
+    private void end(RuntimeException error) {
+        boolean giveBack;
+        synchronized (this) {
+            giveBack = unsure;
+        }
+        leaveQueue(false);
+        if (giveBack) {
+            handle.giveBack(ownerId);
+        }
+        if (error != null) {
+            future.completeExceptionally(error);
+        }
+    }
+
+    private void leaveQueue(boolean acquired) {
+        handle.client.unregister(this);
+        if (!storeQueues) {
+            handle.client.existingQueue(handle.name).ifPresent(q -> q.leave(this, acquired));
+        }
+    }
+
+    private RuntimeException timeoutError() {
+        RuntimeException error;
+        synchronized (this) {
+            error = lastError;
+        }
+        // A store that stayed unreachable is reported as such, never as a plain timeout.
+        return error instanceof StoreUnavailableException ? error : new LockTimeoutException(handle.name, wait);
     }
 
     /** Registers a fresh store watch for this waiter, then closes the one it replaces. */
@@ -223,7 +346,7 @@ final class Acquisition {
         }
         AutoCloseable old;
         synchronized (this) {
-            if (finished) {
+            if (state == State.DONE || state == State.ABANDONING) {
                 old = fresh;
             } else {
                 old = watch;
@@ -231,6 +354,57 @@ final class Acquisition {
             }
         }
         closeQuietly(old);
+    }
+
+    /** The single place where the state changes; checks the invariants of the state entered. */
+    private void move(State next) {
+        if (!ALLOWED.get(state).contains(next)) {
+            throw new IllegalStateException("acquisition of '" + handle.name + "': no transition " + state + " -> " + next);
+        }
+        if (state == State.WAITING && next != State.WAITING && pollTimer != null) {
+            pollTimer.cancel(false);
+            pollTimer = null;
+        }
+        state = next;
+        if (next == State.DONE) {
+            if (deadlineTimer != null) {
+                deadlineTimer.cancel(false);
+                deadlineTimer = null;
+            }
+            closeQuietly(watch);
+            watch = null;
+        }
+        if (pollTimer != null && next != State.WAITING || next == State.DONE && (deadlineTimer != null || watch != null)) {
+            throw new IllegalStateException("acquisition of '" + handle.name + "' broke an invariant entering " + next);
+        }
+    }
+
+    // Called under this, in WAITING.
+    private void schedulePoll() {
+        var traits = handle.client.store.traits();
+        long max = traits.maxPollInterval().toNanos();
+        // A store that wakes each waiter's own predecessor is polled only as a fallback.
+        long first = storeNotifies && storeQueues ? Math.max(FIRST_POLL_NANOS, max / 4) : FIRST_POLL_NANOS;
+        long delay = Math.min(max, first << Math.min(polls, 20));
+        polls++;
+        if (holderHint != null) {
+            // No point polling long before the holder's lease runs out, nor long after.
+            delay = Math.min(delay, Math.max(0, holderHint.toNanos()) + TimeUnit.MILLISECONDS.toNanos(5));
+        }
+        delay = (long) (delay * (0.8 + 0.4 * java.util.concurrent.ThreadLocalRandom.current().nextDouble()));
+        if (!forever) {
+            delay = Math.min(delay, Math.max(0, deadlineNanos - System.nanoTime()));
+        }
+        pollTimer = schedule(this::wake, delay);
+    }
+
+    /** A timer on the client's timer thread; none once the client is closed (its close ends this wait). */
+    private ScheduledFuture<?> schedule(Runnable task, long delayNanos) {
+        try {
+            return handle.client.timers.schedule(task, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) {
+            return null;
+        }
     }
 
     private static void closeQuietly(AutoCloseable c) {
@@ -243,118 +417,8 @@ final class Acquisition {
         }
     }
 
-    // Called under this.
-    private void schedulePoll() {
-        if (!head || finished || attempting) {
-            return;
-        }
-        long max = handle.client.store.traits().maxPollInterval().toNanos();
-        var traits = handle.client.store.traits();
-        long first = traits.notifiesReleases() && traits.queuesWaiters() ? Math.max(FIRST_POLL_NANOS, max / 4) : FIRST_POLL_NANOS;
-        long delay = Math.min(max, first << Math.min(polls, 20));
-        polls++;
-        if (holderHint != null) {
-            // No point polling long before the holder's lease runs out, nor long after.
-            delay = Math.min(delay, Math.max(0, holderHint.toNanos()) + TimeUnit.MILLISECONDS.toNanos(5));
-        }
-        delay = (long) (delay * (0.8 + 0.4 * ThreadLocalRandom.current().nextDouble()));
-        if (!forever) {
-            delay = Math.min(delay, Math.max(0, deadlineNanos - System.nanoTime()));
-        }
-        try {
-            pollTimer = handle.client.timers.schedule(this::wake, delay, TimeUnit.NANOSECONDS);
-        } catch (RejectedExecutionException e) {
-            // client closing; abandonAll fails this acquisition
-        }
-    }
-
-    // Called under this.
-    private void armDeadline() {
-        if (forever) {
-            return;
-        }
-        try {
-            deadlineTimer = handle.client.timers.schedule(this::onDeadline,
-                    Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
-        } catch (RejectedExecutionException e) {
-            // client closing
-        }
-    }
-
-    private void onDeadline() {
-        synchronized (this) {
-            if (finished || attempting) {
-                return; // the attempt in flight finishes the job when it returns
-            }
-        }
-        timeOut();
-    }
-
-    private void timeOut() {
-        RuntimeException error;
-        synchronized (this) {
-            error = lastError;
-        }
-        // A store that stayed unreachable is reported as such, never as a plain timeout.
-        fail(error instanceof StoreUnavailableException ? error : new LockTimeoutException(handle.name, wait));
-    }
-
-    void fail(RuntimeException error) {
-        synchronized (this) {
-            if (finished) {
-                return;
-            }
-            finished = true;
-            attempting = false;
-            cleanupTimers();
-        }
-        giveBackIfUnsure();
-        queue.leave(this, false);
-        future.completeExceptionally(error);
-    }
-
-    private void abandon() {
-        synchronized (this) {
-            if (finished) {
-                return;
-            }
-            finished = true;
-            cleanupTimers();
-            if (attempting) {
-                return; // the attempt returns, sees finished, and gives back a grant itself
-            }
-        }
-        giveBackIfUnsure();
-        queue.leave(this, false);
-    }
-
-    /**
-     * Leaves nothing behind: an attempt whose reply was lost may have taken the lock, and a queueing
-     * store keeps a refused owner in its queue, so give the owner back.
-     */
-    private void giveBackIfUnsure() {
-        boolean unsure;
-        synchronized (this) {
-            unsure = anyAttemptFailed || queueing();
-        }
-        if (unsure) {
-            handle.giveBack(ownerId);
-        }
-    }
-
-    // Called under this.
-    private void cleanupTimers() {
-        cancel(pollTimer);
-        cancel(deadlineTimer);
-        pollTimer = null;
-        deadlineTimer = null;
-        closeQuietly(watch);
-        watch = null;
-    }
-
-    private static void cancel(ScheduledFuture<?> f) {
-        if (f != null) {
-            f.cancel(false);
-        }
+    @Override
+    public synchronized String toString() {
+        return "Acquisition[" + handle.name + ", " + ownerId + ", " + state + "]";
     }
 }

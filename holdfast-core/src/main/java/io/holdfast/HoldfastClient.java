@@ -14,6 +14,8 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
@@ -24,18 +26,25 @@ import java.util.concurrent.atomic.AtomicLong;
 final class HoldfastClient implements Holdfast {
     private static final Logger log = LoggerFactory.getLogger(HoldfastClient.class);
     private static final AtomicInteger CLIENTS = new AtomicInteger();
+    /** Store calls of waiters in flight at once, at most; more wait their turn in the pool's queue. */
+    private static final int IO_THREADS = 32;
 
     final LockStore store;
     final Duration defaultLease;
     final String holderName;
     /** Timers only (poll, deadline, timeout); never blocks. */
     final ScheduledThreadPoolExecutor timers;
-    /** Blocking store calls of waiters and async acquires. */
-    final ExecutorService io;
+    /**
+     * Blocking store calls of waiters, async acquires and give-backs. Bounded: waiting itself takes no
+     * thread (a blocked caller parks on its future; a virtual thread unmounts), only calls in flight do.
+     */
+    final ThreadPoolExecutor io;
     /** Listener callbacks, one at a time. */
     final ExecutorService events;
     final Renewer renewer;
     private final ConcurrentHashMap<String, WaitQueue> queues = new ConcurrentHashMap<>();
+    /** Every wait not over yet, so that close() ends each one. */
+    private final Set<Acquisition> waiting = ConcurrentHashMap.newKeySet();
     private final Set<Lease> active = ConcurrentHashMap.newKeySet();
     private final String ownerPrefix;
     private final AtomicLong ownerCounter = new AtomicLong();
@@ -49,7 +58,9 @@ final class HoldfastClient implements Holdfast {
         int id = CLIENTS.incrementAndGet();
         this.timers = new ScheduledThreadPoolExecutor(1, daemon("holdfast-" + id + "-timer"));
         this.timers.setRemoveOnCancelPolicy(true);
-        this.io = Executors.newCachedThreadPool(daemon("holdfast-" + id + "-io"));
+        this.io = new ThreadPoolExecutor(IO_THREADS, IO_THREADS, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+                daemon("holdfast-" + id + "-io"));
+        this.io.allowCoreThreadTimeOut(true);
         this.events = Executors.newSingleThreadExecutor(daemon("holdfast-" + id + "-events"));
         this.renewer = new Renewer(this, daemon("holdfast-" + id + "-renewer"));
         byte[] random = new byte[12];
@@ -99,26 +110,65 @@ final class HoldfastClient implements Holdfast {
         }
     }
 
-    /** Registers a new acquisition and returns its first hold. */
+    boolean isClosed() {
+        return closed;
+    }
+
+    static IllegalStateException closedWhileWaiting() {
+        return new IllegalStateException("the Holdfast client was closed while waiting");
+    }
+
+    /** Registers a granted lease and returns its first hold; releases it if the client closed meanwhile. */
     Hold started(Lease lease) {
         active.add(lease);
+        Hold first = lease.start();
         if (closed) {
             lease.releaseQuietly();
             throw new IllegalStateException("this Holdfast client (" + describe() + ") is closed");
         }
-        return lease.newHold();
+        return first;
+    }
+
+    /** Releases, quietly, a hold that was granted to a wait its caller had given up. */
+    void releaseUnwanted(Hold hold) {
+        if (hold instanceof LeasedHold leased) {
+            leased.lease().releaseQuietly();
+        }
+    }
+
+    /** Registers a wait so that close() ends it; false if the client is closed already. */
+    boolean register(Acquisition acquisition) {
+        waiting.add(acquisition);
+        if (closed) {
+            waiting.remove(acquisition);
+            return false;
+        }
+        return true;
+    }
+
+    void unregister(Acquisition acquisition) {
+        waiting.remove(acquisition);
     }
 
     void ended(Lease lease) {
         active.remove(lease);
     }
 
-    WaitQueue queue(String name) {
-        return queues.computeIfAbsent(name, n -> new WaitQueue(this, n));
+    /** Adds a wait at the tail of this client's queue for its name. */
+    void enqueue(Acquisition acquisition, boolean attemptNow) {
+        while (!queues.computeIfAbsent(acquisition.handle.name, n -> new WaitQueue(this, n)).enqueue(acquisition, attemptNow)) {
+            Thread.onSpinWait(); // that queue was emptied and retired meanwhile: join the current one
+        }
     }
 
-    /** Removes the queue if it has no waiters; called under the queue's monitor. */
-    void dropQueueIfIdle(WaitQueue queue) {
+    /** Whether any wait of this client is queued for {@code name}. */
+    boolean hasWaiters(String name) {
+        WaitQueue q = queues.get(name);
+        return q != null && q.hasWaiters();
+    }
+
+    /** Removes an emptied queue; called under the queue's monitor. */
+    void dropQueue(WaitQueue queue) {
         queues.remove(queue.name, queue);
     }
 
@@ -140,8 +190,8 @@ final class HoldfastClient implements Holdfast {
             return;
         }
         closed = true;
-        for (WaitQueue q : new ArrayList<>(queues.values())) {
-            q.abandonAll(new IllegalStateException("the Holdfast client was closed while waiting"));
+        for (Acquisition a : new ArrayList<>(waiting)) {
+            a.giveUp(closedWhileWaiting());
         }
         List<Lease> held = new ArrayList<>(active);
         for (Lease lease : held) {

@@ -5,18 +5,42 @@ import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One acquisition: its owner id, token and lease, shared by the hold and every hold re-entered from it.
- * Tracks the local deadline before which the lease is known to be in force, and turns lost when it
- * passes, when the store disowns the hold, or never if it is released first.
+ * One acquisition's lease: its owner id and token, shared by the first hold and every hold re-entered
+ * from it, as a state machine.
+ *
+ * <pre>
+ *   HELD ──last hold closed──▶ RELEASING ──store freed it, or could not be told──▶ RELEASED
+ *     │                            └──store no longer had it──▶ LOST
+ *     └──deadline passed, store disowned it, force-released──▶ LOST
+ * </pre>
+ *
+ * <p>The local deadline ({@code validUntil}) is the send time of the last acquire or renewal that
+ * succeeded, plus the lease, minus a safety margin, so it passes before the store can free the lock. A
+ * timer on the client's timer thread watches it whether or not the lease is renewed; renewals only move
+ * it later. Invariants, checked on every transition: new holds are made only in HELD with a hold open;
+ * LOST and RELEASED are final; listeners are told exactly once, and only on the way into LOST.
  */
 final class Lease {
     private static final Logger log = LoggerFactory.getLogger(Lease.class);
     private static final int RELEASE_TRIES = 3;
+
+    enum State { HELD, RELEASING, RELEASED, LOST }
+
+    /** Every legal transition; {@link #move} refuses the rest. */
+    private static final Map<State, Set<State>> ALLOWED = new EnumMap<>(Map.of(
+            State.HELD, EnumSet.of(State.RELEASING, State.LOST),
+            State.RELEASING, EnumSet.of(State.RELEASED, State.LOST),
+            State.RELEASED, EnumSet.noneOf(State.class),
+            State.LOST, EnumSet.noneOf(State.class)));
 
     final HoldfastClient client;
     final String name;
@@ -28,18 +52,18 @@ final class Lease {
     final long marginNanos;
 
     // Guarded by this.
-    private Hold.State state = Hold.State.HELD;
+    private State state = State.HELD;
     private String lossReason;
     private int openHolds;
     private final List<HoldLostListener> listeners = new ArrayList<>();
     private final List<Hold> lostHoldsToTell = new ArrayList<>();
-    private ScheduledFuture<?> deadlineCheck;
+    private ScheduledFuture<?> deadlineTimer;
     private Exception lastRenewalError;
 
-    /** Local deadline; written by the renewer, read anywhere. */
+    /** Local deadline; moved later by successful renewals, read anywhere. */
     private volatile long validUntilNanos;
-    /** When the renewer should next renew; owned by the renewer. */
-    long nextRenewAtNanos;
+    /** When the renewer should next renew this lease; written by the renewer only after construction. */
+    volatile long nextRenewAtNanos;
 
     Lease(HoldfastClient client, String name, String ownerId, long token, Duration lease, boolean renew, long sentNanos) {
         this.client = client;
@@ -64,47 +88,48 @@ final class Lease {
         return Math.max(leaseNanos / 20, Math.min(TimeUnit.MILLISECONDS.toNanos(250), leaseNanos / 4));
     }
 
-    /**
-     * Starts renewal, or the deadline watch of a lease that is not renewed. Called once, right after the
-     * acquire. The renewer watches the deadlines of renewed leases itself, so the acquire and release of
-     * a renewed hold schedule no timer.
-     */
-    void start() {
+    /** Returns the first hold and starts the deadline watch and, if renewed, renewal. Called once. */
+    Hold start() {
+        Hold first;
+        synchronized (this) {
+            openHolds = 1;
+            first = new LeasedHold(this);
+            armDeadline();
+        }
         if (renew) {
             client.renewer.add(this);
-        } else {
-            scheduleDeadlineCheck();
         }
+        return first;
     }
 
-    long validUntilNanos() {
-        return validUntilNanos;
-    }
-
-    /** Whether the deadline has passed; if so, a lease still held is marked lost. */
-    boolean expireIfDue(long nowNanos) {
-        boolean passed = nowNanos - validUntilNanos >= 0;
-        if (passed && state() == Hold.State.HELD) {
-            lose(deadlineReason());
-        }
-        return passed;
-    }
-
-    Hold newHold() {
+    /** A further hold on this lease (re-entry). */
+    Hold reenter() {
         synchronized (this) {
-            if (state == Hold.State.RELEASED) {
-                throw new IllegalStateException("the hold on '" + name + "' was already released");
+            if (state != State.HELD || openHolds == 0) {
+                throw new IllegalStateException("the hold on '" + name + "' was already released; acquire the lock again");
             }
             openHolds++;
         }
         return new LeasedHold(this);
     }
 
-    boolean isValid() {
-        return state() == Hold.State.HELD && !expireIfDue(System.nanoTime());
+    long validUntilNanos() {
+        return validUntilNanos;
     }
 
-    synchronized Hold.State state() {
+    /** True while HELD and before the deadline; a deadline found passed makes the lease lost now. */
+    boolean isValid() {
+        if (state() != State.HELD) {
+            return false;
+        }
+        if (System.nanoTime() - validUntilNanos >= 0) {
+            loseIfHeld(deadlineReason());
+            return false;
+        }
+        return true;
+    }
+
+    synchronized State state() {
         return state;
     }
 
@@ -115,7 +140,7 @@ final class Lease {
     void onLost(Hold hold, HoldLostListener listener) {
         String reason;
         synchronized (this) {
-            if (state != Hold.State.LOST) {
+            if (state != State.LOST) {
                 listeners.add(listener);
                 lostHoldsToTell.add(hold);
                 return;
@@ -125,42 +150,47 @@ final class Lease {
         client.events.execute(() -> tell(listener, hold, reason));
     }
 
-    /** A renewal sent at {@code sentNanos} succeeded. */
+    /** A renewal sent at {@code sentNanos} succeeded: move the deadline and the next renewal later. */
     void renewed(long sentNanos) {
         long candidate = sentNanos + leaseNanos - marginNanos;
-        if (candidate - validUntilNanos > 0) {
-            validUntilNanos = candidate;
-        }
         synchronized (this) {
+            if (candidate - validUntilNanos > 0) {
+                validUntilNanos = candidate;
+            }
             lastRenewalError = null;
         }
         nextRenewAtNanos = sentNanos + leaseNanos / 3;
     }
 
-    /** A renewal failed; try again soon, and no later than the deadline, which then takes the hold. */
+    /** A renewal failed or got no answer: retry soon; the deadline timer ends the lease if none succeeds. */
     void renewalFailed(Exception error, long nowNanos) {
         synchronized (this) {
             lastRenewalError = error;
         }
         long retryAt = nowNanos + Math.min(leaseNanos / 10, TimeUnit.SECONDS.toNanos(1));
-        nextRenewAtNanos = retryAt - validUntilNanos < 0 ? retryAt : validUntilNanos;
+        long deadline = validUntilNanos;
+        nextRenewAtNanos = retryAt - deadline < 0 ? retryAt : deadline;
     }
 
-    /** Marks the hold lost (once) and tells listeners. */
-    void lose(String reason) {
+    /** Marks a HELD lease lost (the deadline passed, the store disowned it), once, and tells the listeners. */
+    void loseIfHeld(String reason) {
+        lose(State.HELD, reason);
+    }
+
+    /** Marks a lease in {@code from} lost, once, and tells the listeners. */
+    private void lose(State from, String reason) {
         List<HoldLostListener> toTell;
         List<Hold> holds;
         synchronized (this) {
-            if (state != Hold.State.HELD) {
+            if (state != from) {
                 return;
             }
-            state = Hold.State.LOST;
+            move(State.LOST);
             lossReason = reason;
             toTell = new ArrayList<>(listeners);
             holds = new ArrayList<>(lostHoldsToTell);
             listeners.clear();
             lostHoldsToTell.clear();
-            cancelDeadlineCheck();
         }
         client.renewer.remove(this);
         log.warn("hold on '{}' (token {}) lost: {}", name, token, reason);
@@ -183,106 +213,114 @@ final class Lease {
      * One of the holds sharing this lease was closed. The last one releases the lock in the store.
      *
      * @throws LockLostException if the lease had been lost
+     * @throws StoreUnavailableException if the store could not be told (the lock frees with its lease)
      */
     void closeOne() {
         isValid(); // a deadline that passed while nobody looked (a paused process) makes the hold lost now
-        boolean last;
-        Hold.State s;
+        boolean release;
         synchronized (this) {
-            openHolds--;
-            last = openHolds == 0;
-            s = state;
-            if (last && s == Hold.State.HELD) {
-                cancelDeadlineCheck();
-            }
-        }
-        if (s == Hold.State.HELD && last) {
-            boolean released;
-            try {
-                released = finish(true);
-            } catch (RuntimeException e) {
-                synchronized (this) {
-                    if (state == Hold.State.HELD) {
-                        state = Hold.State.RELEASED; // given up by its owner; the lease ends it in the store
-                    }
-                }
-                throw e;
-            }
-            if (released) {
-                synchronized (this) {
-                    if (state == Hold.State.HELD) {
-                        state = Hold.State.RELEASED;
-                        return;
-                    }
-                }
-            } else {
-                lose("the store no longer had this hold when it was released: its lease had run out or it was force-released");
-            }
-            s = state();
-            if (s != Hold.State.LOST) {
+            if (--openHolds > 0) {
                 return;
             }
-        } else if (s == Hold.State.LOST && last) {
-            try {
-                finish(false); // best effort: the store may still list us if nobody took the lock
-            } catch (RuntimeException e) {
-                log.debug("release of lost hold on '{}' failed", name, e);
+            release = state == State.HELD;
+            if (release) {
+                move(State.RELEASING);
+            } else if (state != State.LOST) {
+                return; // released by the client's close already
             }
         }
-        if (s == Hold.State.LOST) {
-            throw new LockLostException("the hold on '" + name + "' (token " + token + ") had been lost before its release: "
-                    + lossReason() + "; whatever it guarded may have run alongside another holder");
+        if (!release) {
+            releaseInStore(false); // best effort: the store may still list us if nobody took the lock
+            throw lostError();
         }
+        boolean released;
+        try {
+            released = releaseInStore(true);
+        } catch (RuntimeException e) {
+            settle(State.RELEASED); // given up by its owner; the lease ends it in the store
+            throw e;
+        }
+        if (released) {
+            settle(State.RELEASED);
+            return;
+        }
+        lose(State.RELEASING, "the store no longer had this hold when it was released: its lease had run out or it was force-released");
+        throw lostError();
     }
 
-    /** Releases in the store, whatever happens; for client close and abandoned acquisitions. */
+    private LockLostException lostError() {
+        return new LockLostException("the hold on '" + name + "' (token " + token + ") had been lost before its release: "
+                + lossReason() + "; whatever it guarded may have run alongside another holder");
+    }
+
+    /** Releases in the store whatever the state, quietly; for the client's close and unwanted grants. */
     void releaseQuietly() {
         synchronized (this) {
-            if (state == Hold.State.HELD) {
-                state = Hold.State.RELEASED;
+            if (state == State.HELD) {
+                move(State.RELEASING);
             }
-            cancelDeadlineCheck();
         }
         try {
-            finish(true);
+            releaseInStore(true);
         } catch (RuntimeException e) {
             log.debug("release of '{}' failed; its lease will run out", name, e);
+        }
+        settle(State.RELEASED);
+    }
+
+    private void settle(State end) {
+        synchronized (this) {
+            if (state == State.RELEASING) {
+                move(end);
+            }
         }
     }
 
     /**
-     * Releases in the store, retrying what is transient.
+     * Releases in the store, retrying what is transient, with the caller's interrupt flag set aside (a
+     * release already sent must not be reported as failed because the thread was interrupted).
      *
      * @return false if the store said, unambiguously, that this owner no longer held the lock (a first
      *         answer, not a retry's, which may follow a release whose reply was lost)
      */
-    private boolean finish(boolean reportFailure) {
+    private boolean releaseInStore(boolean retry) {
         client.renewer.remove(this);
         client.ended(this);
-        StoreUnavailableException last = null;
-        for (int attempt = 1; attempt <= RELEASE_TRIES; attempt++) {
-            try {
-                boolean released = client.store.release(name, ownerId);
-                client.signalRelease(name);
-                return released || last != null;
-            } catch (StoreUnavailableException e) {
-                last = e;
-                if (!reportFailure) {
-                    return true;
+        boolean interrupted = Thread.interrupted();
+        try {
+            StoreUnavailableException last = null;
+            for (int attempt = 1; attempt <= RELEASE_TRIES; attempt++) {
+                try {
+                    boolean released = client.store.release(name, ownerId);
+                    client.signalRelease(name);
+                    return released || last != null;
+                } catch (StoreUnavailableException e) {
+                    last = e;
+                    if (!retry) {
+                        return true;
+                    }
+                    sleepUninterruptibly(50L * attempt * attempt);
                 }
-                sleepQuietly(50L * attempt * attempt);
+            }
+            throw new StoreUnavailableException(last.backend(), last.address(),
+                    "could not release '" + name + "' after " + RELEASE_TRIES + " tries; it frees when its lease of "
+                            + Durations.format(lease) + " runs out", last);
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
             }
         }
-        throw new StoreUnavailableException(last.backend(), last.address(),
-                "could not release '" + name + "' after " + RELEASE_TRIES + " tries; it frees when its lease of "
-                        + Durations.format(lease) + " runs out", last);
     }
 
-    private static void sleepQuietly(long ms) {
-        try {
-            Thread.sleep(ms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+    private static void sleepUninterruptibly(long ms) {
+        long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms);
+        for (long left = ms; left > 0; left = TimeUnit.NANOSECONDS.toMillis(until - System.nanoTime())) {
+            try {
+                Thread.sleep(left);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
         }
     }
 
@@ -298,32 +336,38 @@ final class Lease {
                 + (error == null ? "" : " (last error: " + error.getMessage() + ")");
     }
 
-    private void scheduleDeadlineCheck() {
-        synchronized (this) {
-            if (state != Hold.State.HELD) {
-                return;
-            }
-            long delay = validUntilNanos - System.nanoTime();
-            try {
-                deadlineCheck = client.timers.schedule(this::checkDeadline, Math.max(0, delay), TimeUnit.NANOSECONDS);
-            } catch (java.util.concurrent.RejectedExecutionException e) {
-                // The client is closing; it releases this lease itself.
-            }
+    /** The single place where the state changes. */
+    private void move(State next) {
+        if (!ALLOWED.get(state).contains(next)) {
+            throw new IllegalStateException("lease on '" + name + "': no transition " + state + " -> " + next);
+        }
+        state = next;
+        if (next != State.HELD && deadlineTimer != null) {
+            deadlineTimer.cancel(false);
+            deadlineTimer = null;
+        }
+    }
+
+    // Called under this.
+    private void armDeadline() {
+        if (state != State.HELD) {
+            return;
+        }
+        try {
+            deadlineTimer = client.timers.schedule(this::checkDeadline,
+                    Math.max(0, validUntilNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            deadlineTimer = null; // the client is closing; it releases this lease itself
         }
     }
 
     private void checkDeadline() {
         if (System.nanoTime() - validUntilNanos >= 0) {
-            lose(deadlineReason());
+            loseIfHeld(deadlineReason());
         } else {
-            scheduleDeadlineCheck();
-        }
-    }
-
-    private void cancelDeadlineCheck() {
-        if (deadlineCheck != null) {
-            deadlineCheck.cancel(false);
-            deadlineCheck = null;
+            synchronized (this) {
+                armDeadline(); // renewed meanwhile: watch the later deadline
+            }
         }
     }
 }

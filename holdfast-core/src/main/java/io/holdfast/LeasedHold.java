@@ -5,6 +5,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /** A {@link Hold}: one user's share of a {@link Lease}, closed once. */
 final class LeasedHold implements Hold {
     private final Lease lease;
+
+    Lease lease() {
+        return lease;
+    }
     private final AtomicBoolean closed = new AtomicBoolean();
 
     LeasedHold(Lease lease) {
@@ -28,7 +32,11 @@ final class LeasedHold implements Hold {
 
     @Override
     public State state() {
-        return closed.get() && lease.state() == State.HELD ? State.RELEASED : lease.state();
+        return switch (lease.state()) {
+            case HELD -> closed.get() ? State.RELEASED : State.HELD;
+            case RELEASING, RELEASED -> State.RELEASED;
+            case LOST -> State.LOST;
+        };
     }
 
     @Override
@@ -52,7 +60,7 @@ final class LeasedHold implements Hold {
             throw new IllegalStateException("the hold on '" + lease.name + "' was released; acquire the lock again");
         }
         checkValid();
-        return lease.newHold();
+        return lease.reenter();
     }
 
     @Override

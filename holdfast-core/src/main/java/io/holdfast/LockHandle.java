@@ -4,7 +4,6 @@ import io.holdfast.spi.Attempt;
 
 import java.time.Duration;
 import java.util.Optional;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 
@@ -32,12 +31,20 @@ final class LockHandle implements DistributedLock {
         client.checkOpen();
         String owner = client.newOwnerId();
         long sent = System.nanoTime();
-        Attempt attempt = attemptOrGiveBack(owner);
-        if (attempt.acquired()) {
-            return Optional.of(granted(owner, attempt, sent));
+        // Never blocks, so it does not answer to interrupts: set the flag aside for the store call.
+        boolean interrupted = Thread.interrupted();
+        try {
+            Attempt attempt = attemptOrGiveBack(owner);
+            if (attempt.acquired()) {
+                return Optional.of(granted(owner, attempt, sent));
+            }
+            dequeue(owner);
+            return Optional.empty();
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
-        dequeue(owner);
-        return Optional.empty();
     }
 
     /** A queueing store keeps a refused owner queued; take it out when the caller will not wait. */
@@ -50,55 +57,13 @@ final class LockHandle implements DistributedLock {
     @Override
     public Optional<Hold> tryAcquire(Duration wait) throws InterruptedException {
         Durations.requireWait(wait);
-        client.checkOpen();
-        String owner = client.newOwnerId();
-        long start = System.nanoTime();
-        Attempt first;
-        RuntimeException firstError = null;
-        try {
-            first = wait.isZero() ? attemptOrGiveBack(owner) : attempt(owner);
-        } catch (StoreUnavailableException e) {
-            if (wait.isZero()) {
-                throw e;
-            }
-            first = null;
-            firstError = e; // transient: the wait retries with the same owner, which adopts a grant the reply lost
-        } catch (RuntimeException e) {
-            giveBack(owner);
-            throw e;
-        }
-        if (first != null && first.acquired()) {
-            return Optional.of(granted(owner, first, start));
+        if (Thread.interrupted()) {
+            throw new InterruptedException("interrupted before waiting for '" + name + "'");
         }
         if (wait.isZero()) {
-            dequeue(owner);
-            return Optional.empty();
+            return tryAcquire();
         }
-        Acquisition acquisition = new Acquisition(this, owner, start, wait);
-        acquisition.startWaiting(first, firstError);
-        CompletableFuture<Hold> future = acquisition.future;
-        try {
-            return Optional.of(future.get());
-        } catch (InterruptedException e) {
-            if (!future.cancel(false)) {
-                Hold won = future.getNow(null);
-                if (won != null) {
-                    won.close(); // interrupted as it was granted: give it back, hold nothing
-                }
-            }
-            throw e;
-        } catch (ExecutionException e) {
-            Throwable cause = e.getCause();
-            if (cause instanceof LockTimeoutException) {
-                return Optional.empty();
-            }
-            if (cause instanceof RuntimeException re) {
-                throw re;
-            }
-            throw new HoldfastException("acquiring '" + name + "' failed", cause);
-        } catch (CancellationException e) {
-            throw new IllegalStateException("the wait for '" + name + "' was abandoned", e);
-        }
+        return await(begin(wait), true);
     }
 
     @Override
@@ -111,13 +76,86 @@ final class LockHandle implements DistributedLock {
         return acquire(Acquisition.FOREVER);
     }
 
+    /** Waits as long as it takes, keeping its place in line through interrupts (restored afterwards). */
+    Hold acquireUninterruptibly() {
+        try {
+            return await(begin(Acquisition.FOREVER), false).orElseThrow();
+        } catch (InterruptedException e) {
+            throw new AssertionError("an uninterruptible wait was interrupted", e);
+        }
+    }
+
     @Override
     public CompletableFuture<Hold> acquireAsync(Duration wait) {
         Durations.requireWait(wait);
         client.checkOpen();
         Acquisition acquisition = new Acquisition(this, client.newOwnerId(), System.nanoTime(), wait);
-        acquisition.startAttempting();
+        acquisition.start(null, null);
         return acquisition.future;
+    }
+
+    /**
+     * Starts a blocking wait. With nobody of this client waiting ahead (or a store that orders waiters
+     * itself), the caller's own thread makes the first attempt, so an uncontended acquire costs one round
+     * trip and no hand-over to another thread; otherwise the wait joins this client's queue behind those
+     * already waiting, so a newcomer never barges past them.
+     */
+    private CompletableFuture<Hold> begin(Duration wait) {
+        client.checkOpen();
+        String owner = client.newOwnerId();
+        long start = System.nanoTime();
+        Attempt first = null;
+        RuntimeException firstError = null;
+        if (client.store.traits().queuesWaiters() || !client.hasWaiters(name)) {
+            try {
+                first = attempt(owner);
+            } catch (StoreUnavailableException e) {
+                firstError = e; // transient: the wait retries with the same owner, which adopts a grant the reply lost
+            } catch (RuntimeException e) {
+                giveBack(owner);
+                throw e;
+            }
+            if (first != null && first.acquired()) {
+                return CompletableFuture.completedFuture(granted(owner, first, start));
+            }
+        }
+        Acquisition acquisition = new Acquisition(this, owner, start, wait);
+        acquisition.start(first, firstError);
+        return acquisition.future;
+    }
+
+    /** Waits for a started acquisition; an interrupt (if it counts) abandons it and holds nothing. */
+    private Optional<Hold> await(CompletableFuture<Hold> future, boolean interruptible) throws InterruptedException {
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    return Optional.of(future.get());
+                } catch (InterruptedException e) {
+                    if (!interruptible) {
+                        interrupted = true;
+                        continue;
+                    }
+                    if (!future.cancel(false) && !future.isCompletedExceptionally()) {
+                        client.releaseUnwanted(future.getNow(null)); // interrupted as it was granted: hold nothing
+                    }
+                    throw e;
+                } catch (ExecutionException e) {
+                    Throwable cause = e.getCause();
+                    if (cause instanceof LockTimeoutException) {
+                        return Optional.empty();
+                    }
+                    if (cause instanceof RuntimeException re) {
+                        throw re;
+                    }
+                    throw new HoldfastException("acquiring '" + name + "' failed", cause);
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 
     @Override
@@ -142,27 +180,17 @@ final class LockHandle implements DistributedLock {
         }
     }
 
-    /** Releases {@code owner} in the background, best effort; a stray grant otherwise ends with its lease. */
+    /**
+     * Releases {@code owner} in the background: a grant whose reply was lost, or a queued owner, does not
+     * outlive its wait (retried while the store is unreachable, for one lease).
+     */
     void giveBack(String owner) {
-        try {
-            client.io.execute(() -> {
-                try {
-                    client.store.release(name, owner);
-                } catch (RuntimeException e) {
-                    // the store is down or refused: any stray grant ends with its lease
-                }
-            });
-        } catch (java.util.concurrent.RejectedExecutionException e) {
-            // the client is closing
-        }
+        GiveBack.start(client, name, owner, lease);
     }
 
     /** Turns a successful attempt sent at {@code sentNanos} into a hold. */
     Hold granted(String owner, Attempt attempt, long sentNanos) {
-        Lease l = new Lease(client, name, owner, attempt.fencingToken(), lease, renew, sentNanos);
-        Hold hold = client.started(l);
-        l.start();
-        return hold;
+        return client.started(new Lease(client, name, owner, attempt.fencingToken(), lease, renew, sentNanos));
     }
 
     @Override

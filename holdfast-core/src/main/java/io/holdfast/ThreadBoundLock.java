@@ -44,21 +44,9 @@ final class ThreadBoundLock implements FencedLock {
         if (reentered()) {
             return;
         }
-        boolean interrupted = false;
-        try {
-            while (true) {
-                try {
-                    own(handle.acquire());
-                    return;
-                } catch (InterruptedException e) {
-                    interrupted = true; // lock() is not interruptible: keep waiting, restore the flag after
-                }
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        // Not interruptible, as Lock.lock() says: an interrupt keeps the wait and its place in line, and
+        // the flag is restored once the lock is taken.
+        own(handle.acquireUninterruptibly());
     }
 
     @Override

@@ -44,6 +44,16 @@ public interface LockStore extends AutoCloseable {
     Set<String> renew(Collection<HoldRef> holds, Duration lease);
 
     /**
+     * As {@link #renew}, but able to say "unknown" for holds on a part of the store that did not answer
+     * (a Cluster master, a Redlock minority, one Memcached server): those are retried until their local
+     * deadlines instead of being reported lost at once. The core calls this method; a store whose every
+     * renewal call either answers for all holds or fails as a whole need not override it.
+     */
+    default Renewals renewEach(Collection<HoldRef> holds, Duration lease) {
+        return Renewals.allAnswered(holds, renew(holds, lease));
+    }
+
+    /**
      * Frees {@code name} if {@code ownerId} holds it, and tells waiters. For a store that queues waiters
      * it also removes {@code ownerId} from the queue if it waits there.
      *
