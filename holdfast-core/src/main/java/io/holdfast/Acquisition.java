@@ -359,7 +359,7 @@ final class Acquisition {
     /** The single place where the state changes; checks the invariants of the state entered. */
     private void move(State next) {
         if (!ALLOWED.get(state).contains(next)) {
-            throw new IllegalStateException("acquisition of '" + handle.name + "': no transition " + state + " -> " + next);
+            throw Invariants.violated("acquisition of '" + handle.name + "': no transition " + state + " -> " + next);
         }
         if (state == State.WAITING && next != State.WAITING && pollTimer != null) {
             pollTimer.cancel(false);
@@ -375,7 +375,7 @@ final class Acquisition {
             watch = null;
         }
         if (pollTimer != null && next != State.WAITING || next == State.DONE && (deadlineTimer != null || watch != null)) {
-            throw new IllegalStateException("acquisition of '" + handle.name + "' broke an invariant entering " + next);
+            throw Invariants.violated("acquisition of '" + handle.name + "': a timer or watch left entering " + next);
         }
     }
 

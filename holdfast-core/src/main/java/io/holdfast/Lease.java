@@ -339,7 +339,7 @@ final class Lease {
     /** The single place where the state changes. */
     private void move(State next) {
         if (!ALLOWED.get(state).contains(next)) {
-            throw new IllegalStateException("lease on '" + name + "': no transition " + state + " -> " + next);
+            throw Invariants.violated("lease on '" + name + "': no transition " + state + " -> " + next);
         }
         state = next;
         if (next != State.HELD && deadlineTimer != null) {

@@ -47,10 +47,17 @@ final class LockHandle implements DistributedLock {
         }
     }
 
-    /** A queueing store keeps a refused owner queued; take it out when the caller will not wait. */
+    /**
+     * A queueing store keeps a refused owner queued; take it out when the caller will not wait. The
+     * answer (busy) stands even if this fails: the give-back then goes on in the background.
+     */
     private void dequeue(String owner) {
         if (client.store.traits().queuesWaiters()) {
-            client.store.release(name, owner);
+            try {
+                client.store.release(name, owner);
+            } catch (StoreUnavailableException e) {
+                giveBack(owner);
+            }
         }
     }
 

@@ -41,8 +41,13 @@ public final class ChildJvm implements AutoCloseable {
      * this JVM's class path ({@code java.class.path}).
      */
     public static ChildJvm start(Class<?> mainClass, String... args) throws IOException {
+        return start(Path.of(System.getProperty("java.home"), "bin", "java"), mainClass, args);
+    }
+
+    /** As {@link #start(Class, String...)}, with another {@code java} executable (a newer JDK). */
+    public static ChildJvm start(Path java, Class<?> mainClass, String... args) throws IOException {
         List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add(java.toString());
         command.add("-Xmx128m");
         command.add("-XX:TieredStopAtLevel=1"); // starts faster; the child does little work
         command.add("-cp");

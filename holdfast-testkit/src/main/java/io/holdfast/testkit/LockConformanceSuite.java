@@ -11,28 +11,21 @@ import io.holdfast.StoreUnavailableException;
 import io.holdfast.spi.Attempt;
 import io.holdfast.spi.LockStore;
 import io.holdfast.spi.LockStoreProvider;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.Deque;
 import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
 import java.util.ServiceLoader;
-import java.util.UUID;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -51,33 +44,9 @@ import static org.assertj.core.api.Assertions.fail;
  * are independent of each other and of their order. All waits are bounded, and every test has a
  * {@link Timeout}. Time limits are generous upper bounds on correctness, never claims about speed.
  */
-public abstract class LockConformanceSuite {
+public abstract class LockConformanceSuite extends SharedClientConformance {
     /** How long a test waits for a lock it expects to get soon. */
     private static final Duration SOON = Duration.ofSeconds(20);
-
-    private final Deque<AutoCloseable> toClose = new ArrayDeque<>();
-    private final String run = randomSuffix();
-
-    /** A reachable store, isolated for this test class (its own file, table, key prefix...). */
-    protected abstract String uri();
-
-    /** The same backend at an address where nothing listens. */
-    protected abstract String unreachableUri();
-
-    /**
-     * A new way to cut a client off from the store of {@link #uri()}; the suite closes it after the
-     * test.
-     */
-    protected abstract StoreOutage outage();
-
-    /**
-     * A piece of text the {@link StoreUnavailableException} for {@link #unreachableUri()} must contain
-     * besides the backend name, such as the port or file path; null to check only that an address is
-     * named.
-     */
-    protected String unreachableAddressHint() {
-        return null;
-    }
 
     // ---------------------------------------------------------------------------------------------
     // 1. Exclusion
@@ -611,7 +580,7 @@ public abstract class LockConformanceSuite {
             assertNamesBackendAndAddress(e, expectedBackend);
             return;
         }
-        toClose.push(holdfast);
+        closeLater(holdfast);
         // A backend that connects lazily must fail the first call instead.
         DistributedLock lock = holdfast.lock(name);
         Throwable noWait = catchThrowable(lock::tryAcquire);
@@ -674,62 +643,6 @@ public abstract class LockConformanceSuite {
     // ---------------------------------------------------------------------------------------------
     // Helpers
 
-    /** A new client on {@link #uri()}, closed after the test. */
-    protected final Holdfast client() {
-        return client(uri());
-    }
-
-    /** A new client on {@code uri}, closed after the test. */
-    protected final Holdfast client(String uri) {
-        return closeLater(Holdfast.connect(uri));
-    }
-
-    /** Closes {@code resource} after the test, before the resources registered earlier. */
-    protected final <T extends AutoCloseable> T closeLater(T resource) {
-        toClose.push(resource);
-        return resource;
-    }
-
-    /** A lock name unique to this test run: {@code conformance/<what>/<random>}. */
-    protected final String name(String what) {
-        return "conformance/" + what + "/" + run;
-    }
-
-    /** Closes what the test opened, newest first. */
-    @AfterEach
-    public void closeEverything() throws Exception {
-        Exception first = null;
-        while (!toClose.isEmpty()) {
-            AutoCloseable c = toClose.pop();
-            try {
-                c.close();
-            } catch (Exception e) {
-                if (first == null) {
-                    first = e;
-                } else {
-                    first.addSuppressed(e);
-                }
-            }
-        }
-        if (first != null) {
-            throw first;
-        }
-    }
-
-    private ExecutorService executor(int threads) {
-        AtomicInteger n = new AtomicInteger();
-        ExecutorService pool = Executors.newFixedThreadPool(threads, r -> {
-            Thread t = new Thread(r, "conformance-" + n.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
-        toClose.push(() -> {
-            pool.shutdownNow();
-            pool.awaitTermination(10, TimeUnit.SECONDS);
-        });
-        return pool;
-    }
-
     /** Opens the backend's {@link LockStore} for {@code uri} directly, as the core does. */
     private static LockStore openStore(String uri) {
         for (LockStoreProvider provider : ServiceLoader.load(LockStoreProvider.class)) {
@@ -772,10 +685,5 @@ public abstract class LockConformanceSuite {
             Thread.sleep(10);
         }
         fail("thread " + thread.getName() + " never started waiting; state " + thread.getState());
-    }
-
-    private static String randomSuffix() {
-        return Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36).toLowerCase(Locale.ROOT)
-                + UUID.randomUUID().toString().substring(0, 4);
     }
 }
