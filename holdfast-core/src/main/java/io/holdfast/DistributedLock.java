@@ -20,7 +20,9 @@ public interface DistributedLock {
     String name();
 
     /**
-     * Takes the lock if it is free, without waiting (one store round trip).
+     * Takes the lock if it is free, without waiting (one store round trip). Like
+     * {@link java.util.concurrent.locks.ReentrantLock#tryLock()}, it takes a free lock even while other
+     * callers of this client wait for it.
      *
      * @return the hold, or empty if another owner holds the lock
      * @throws StoreUnavailableException if the store cannot be reached
@@ -28,7 +30,10 @@ public interface DistributedLock {
     Optional<Hold> tryAcquire();
 
     /**
-     * Takes the lock, waiting up to {@code wait} for it.
+     * Takes the lock, waiting up to {@code wait} for it, behind the waiters that came first (this
+     * client's, and everyone's where the store orders waiters). At least one attempt is made, so a free
+     * lock is taken however short the wait; the call returns at most one store call (bounded by the
+     * store's request time-out) after the wait runs out.
      *
      * @return the hold, or empty if the wait ran out
      * @throws InterruptedException if interrupted while waiting; nothing is then held
@@ -52,8 +57,9 @@ public interface DistributedLock {
 
     /**
      * Takes the lock without blocking the caller: the future completes with the hold, or with a
-     * {@link LockTimeoutException} once {@code wait} runs out. Cancelling the future abandons the wait;
-     * a hold acquired concurrently with the cancel is released, never leaked.
+     * {@link LockTimeoutException} once {@code wait} runs out. The future always completes. Any completion
+     * by the caller (cancel, complete, {@code orTimeout}) abandons the wait; a hold acquired concurrently
+     * is released, never leaked.
      */
     CompletableFuture<Hold> acquireAsync(Duration wait);
 
