@@ -4,7 +4,7 @@ import io.holdfast.Hold;
 import io.holdfast.Holdfast;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,7 +14,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -31,9 +31,10 @@ class PruneRaceTest {
     private static final String PG = "jdbc:postgresql://127.0.0.1:5432/test?user=postgres";
     private static final String MARIADB = "jdbc:mariadb://127.0.0.1:3306/test?user=root";
 
+    /** {@code old}: the recipe the README used to give; {@code readme}: today's, on a row aged past its cut-off. */
     @ParameterizedTest
-    @ValueSource(strings = {"postgresql", "mariadb", "sqlite"})
-    void anAcquireWaitingBehindAPruneGetsAGreaterToken(String server) throws Exception {
+    @CsvSource({"postgresql,old", "mariadb,old", "sqlite,old", "postgresql,readme", "mariadb,readme", "sqlite,readme"})
+    void anAcquireWaitingBehindAPruneGetsAGreaterToken(String server, String recipe) throws Exception {
         String table = TestTables.fresh();
         Path file = server.equals("sqlite") ? Files.createTempFile("holdfast-prune", ".db") : null;
         String jdbc = switch (server) {
@@ -53,20 +54,10 @@ class PruneRaceTest {
             }
             assertThat(last).isGreaterThanOrEqualTo(5);
 
-            // The prune the README used to recommend: delete free rows, raise the floor row to the largest token deleted.
-            prune.setAutoCommit(false);
-            long floor;
-            try (Statement st = prune.createStatement();
-                 ResultSet rs = st.executeQuery("SELECT MAX(fencing_token) FROM " + table + " WHERE owner_id IS NULL")) {
-                rs.next();
-                floor = rs.getLong(1);
-            }
-            try (Statement st = prune.createStatement()) {
-                st.executeUpdate("DELETE FROM " + table + " WHERE owner_id IS NULL");
-            }
-            try (PreparedStatement ps = prune.prepareStatement("INSERT INTO " + table + " (lock_name, fencing_token) VALUES ('', ?)")) {
-                ps.setLong(1, floor);
-                ps.executeUpdate();
+            if (recipe.equals("old")) {
+                oldRecipe(prune, table);
+            } else {
+                readmeRecipe(server, prune, table);
             }
 
             CompletableFuture<Optional<Hold>> acquire = CompletableFuture.supplyAsync(() -> client.lock(name).tryAcquire());
@@ -85,6 +76,54 @@ class PruneRaceTest {
             } else {
                 TestTables.drop(jdbc, table);
             }
+        }
+    }
+
+    /** Deletes every free row and raises the floor row to the largest token deleted; leaves the transaction open. */
+    private static void oldRecipe(Connection prune, String table) throws SQLException {
+        prune.setAutoCommit(false);
+        long floor;
+        try (Statement st = prune.createStatement();
+             ResultSet rs = st.executeQuery("SELECT MAX(fencing_token) FROM " + table + " WHERE owner_id IS NULL")) {
+            rs.next();
+            floor = rs.getLong(1);
+        }
+        try (Statement st = prune.createStatement()) {
+            st.executeUpdate("DELETE FROM " + table + " WHERE owner_id IS NULL");
+        }
+        try (PreparedStatement ps = prune.prepareStatement("INSERT INTO " + table + " (lock_name, fencing_token) VALUES ('', ?)")) {
+            ps.setLong(1, floor);
+            ps.executeUpdate();
+        }
+    }
+
+    /** The README's recipe, word for word but for the table name, after aging the rows past its one-hour cut-off; leaves the transaction open. */
+    private static void readmeRecipe(String server, Connection prune, String table) throws SQLException {
+        try (Statement st = prune.createStatement()) {
+            st.executeUpdate("UPDATE " + table + " SET acquired_at = 0 WHERE lock_name <> ''");
+        }
+        prune.setAutoCommit(false);
+        List<String> sql = switch (server) {
+            case "postgresql" -> List.of("DELETE FROM holdfast_locks WHERE lock_name <> '' AND owner_id IS NULL "
+                    + "AND acquired_at < (EXTRACT(EPOCH FROM now()) * 1000)::bigint - 3600000");
+            case "mariadb" -> List.of("INSERT INTO holdfast_locks (lock_name, fencing_token) SELECT '', MAX(fencing_token) FROM holdfast_locks "
+                            + "ON DUPLICATE KEY UPDATE fencing_token = GREATEST(holdfast_locks.fencing_token, VALUES(fencing_token))",
+                    "DELETE FROM holdfast_locks WHERE lock_name <> '' AND owner_id IS NULL "
+                            + "AND acquired_at < CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED) - 3600000");
+            default -> List.of("INSERT INTO holdfast_locks (lock_name, fencing_token) SELECT '', MAX(fencing_token) FROM holdfast_locks WHERE true "
+                            + "ON CONFLICT (lock_name) DO UPDATE SET fencing_token = MAX(fencing_token, excluded.fencing_token)",
+                    "DELETE FROM holdfast_locks WHERE lock_name <> '' AND owner_id IS NULL "
+                            + "AND acquired_at < CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER) - 3600000");
+        };
+        try (Statement st = prune.createStatement()) {
+            for (String q : sql) {
+                st.executeUpdate(q.replace("holdfast_locks", table));
+            }
+        }
+        try (Statement st = prune.createStatement();
+             ResultSet rs = st.executeQuery("SELECT COUNT(*) FROM " + table + " WHERE lock_name = 'prune/x'")) {
+            rs.next();
+            assertThat(rs.getInt(1)).as("the recipe deletes the aged free row").isZero();
         }
     }
 
