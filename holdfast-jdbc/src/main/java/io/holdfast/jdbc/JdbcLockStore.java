@@ -39,17 +39,17 @@ final class JdbcLockStore implements LockStore {
             case JdbcUri.SQLITE:
                 dialect = new SqliteDialect(uri.table);
                 traits = new StoreTraits("linearizable among the processes of one host: SQLite's single writer orders every change; "
-                        + "leases run by the host clock", false, Duration.ofMillis(100), Duration.ofMillis(500));
+                        + "leases run by the host's wall clock (a forward step of it frees holds early)", false, Duration.ofMillis(100), Duration.ofMillis(500));
                 break;
             case JdbcUri.POSTGRESQL:
                 dialect = new PostgresDialect(uri.table);
-                traits = new StoreTraits("linearizable on one primary (leases by its clock); an asynchronous replica promoted after a failover "
-                        + "may have lost recent acquisitions", true, Duration.ofMillis(100), Duration.ofSeconds(2));
+                traits = new StoreTraits("linearizable on one primary (leases by its wall clock: a forward step of it, or a failover to a replica "
+                        + "whose clock is ahead, frees holds early); an asynchronous replica promoted after a failover may have lost recent acquisitions", true, Duration.ofMillis(100), Duration.ofSeconds(2));
                 break;
             default:
                 dialect = new MySqlDialect(uri.table);
-                traits = new StoreTraits("linearizable on one primary (leases by its clock); an asynchronous replica promoted after a failover "
-                        + "may have lost recent acquisitions", false, Duration.ofMillis(100), Duration.ofMillis(500));
+                traits = new StoreTraits("linearizable on one primary (leases by its wall clock: a forward step of it, or a failover to a replica "
+                        + "whose clock is ahead, frees holds early); an asynchronous replica promoted after a failover may have lost recent acquisitions", false, Duration.ofMillis(100), Duration.ofMillis(500));
         }
         try {
             connections = uri.kind.equals(JdbcUri.SQLITE) ? new SqliteConnection(uri) : new PooledConnections(uri);

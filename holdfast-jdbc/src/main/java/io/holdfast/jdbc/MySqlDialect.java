@@ -12,8 +12,8 @@ import java.util.List;
 
 /**
  * MySQL and MariaDB: a conditional UPDATE takes a lock whose row exists (one round trip; the token
- * comes back in the reply through {@code LAST_INSERT_ID(expr)}), an INSERT IGNORE creates the row on
- * first use (after a non-locking read of the floor row). Sessions run in UTC so that the clock expression has no daylight-saving jumps.
+ * comes back in the reply through {@code LAST_INSERT_ID(expr)}). When it changes nothing, one non-locking
+ * read tells a refusal (2 statements in all) from a first use, which an INSERT IGNORE then creates (3). Sessions run in UTC so that the clock expression has no daylight-saving jumps.
  * Assignments in a MySQL UPDATE apply left to right, so the token and acquired_at are computed from the
  * old owner before owner_id changes.
  */
@@ -59,14 +59,22 @@ final class MySqlDialect extends Dialect {
                 return Attempt.acquired(lastInsertId(c, ps));
             }
         }
-        // First use of the name: read the floor without locking (an INSERT ... SELECT from the same table
-        // would take shared gap locks and deadlock against a concurrent first use), then insert.
-        long floor = 0;
-        try (PreparedStatement ps = c.prepareStatement("SELECT fencing_token FROM " + table + " WHERE lock_name = ''")) {
+        // Refused, or the name's first use. One non-locking read tells which, with the holder's remaining
+        // lease and the floor (an INSERT ... SELECT from the same table would take shared gap locks and
+        // deadlock against a concurrent first use). A refused attempt, every poll of a waiter, ends here.
+        long floor;
+        try (PreparedStatement ps = c.prepareStatement("SELECT (SELECT COUNT(*) FROM " + table + " WHERE lock_name = ?), "
+                + "(SELECT expires_at - " + now + " FROM " + table + " WHERE lock_name = ?), "
+                + "(SELECT fencing_token FROM " + table + " WHERE lock_name = '')")) {
+            ps.setString(1, name);
+            ps.setString(2, name);
             try (ResultSet rs = ps.executeQuery()) {
-                if (rs.next()) {
-                    floor = rs.getLong(1);
+                rs.next();
+                if (rs.getLong(1) > 0) {
+                    long remaining = rs.getLong(2);
+                    return busy(rs.wasNull() ? null : Duration.ofMillis(Math.max(0, remaining)));
                 }
+                floor = rs.getLong(3); // 0 when there is no floor row
             }
         }
         try (PreparedStatement ps = c.prepareStatement("INSERT IGNORE INTO " + table
@@ -80,7 +88,7 @@ final class MySqlDialect extends Dialect {
                 return Attempt.acquired(floor + 1);
             }
         }
-        return busy(holderRemaining(c, name));
+        return busy(holderRemaining(c, name)); // a concurrent first use won
     }
 
     /** The value LAST_INSERT_ID(expr) set: from the reply if the driver passes it on, else asked for. */

@@ -8,6 +8,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashSet;
@@ -18,13 +19,22 @@ import java.util.Set;
  * PostgreSQL: acquire is one statement (an upsert that also reports the holder's remaining lease when
  * it fails), release and force-release notify waiters in the same round trip, and renewal of a batch is
  * one statement by primary key.
+ *
+ * <p>Tokens of new owners come from the table's sequence, not from the row or the floor row: the upsert's
+ * new-row values are computed before it waits on a conflicting row, so a token read from the table could
+ * be stale by the time the row is written (a concurrent prune made one go from 5 to 1). A sequence value
+ * is greater than every value handed out before it was asked for, committed or not. A new owner of an
+ * existing row takes {@code nextval} after the row is locked, and never less than the row's token + 1.
  */
 final class PostgresDialect extends Dialect {
     final String channel;
+    /** Issues every new owner's token; non-transactional, so it never goes back, whatever rows are deleted. */
+    final String sequence;
 
     PostgresDialect(String table) {
         super(table);
         this.channel = "holdfast_" + table.toLowerCase(java.util.Locale.ROOT);
+        this.sequence = table + "_token_seq";
     }
 
     @Override
@@ -36,10 +46,16 @@ final class PostgresDialect extends Dialect {
     List<String> ddl() {
         return List.of(
                 "CREATE TABLE IF NOT EXISTS " + table + " (lock_name VARCHAR(255) NOT NULL PRIMARY KEY, owner_id VARCHAR(64), "
-                        + "holder VARCHAR(255), fencing_token BIGINT NOT NULL, expires_at BIGINT, acquired_at BIGINT)");
+                        + "holder VARCHAR(255), fencing_token BIGINT NOT NULL, expires_at BIGINT, acquired_at BIGINT)",
+                "CREATE SEQUENCE IF NOT EXISTS " + sequence + " OWNED BY " + table + ".fencing_token");
     }
 
-    /** Serialises concurrent creators on a transaction-level advisory lock: CREATE ... IF NOT EXISTS races in PostgreSQL. */
+    /**
+     * Creates the table and its token sequence, serialising concurrent creators on a transaction-level
+     * advisory lock (CREATE ... IF NOT EXISTS races in PostgreSQL). A table from before the sequence gets
+     * one that starts above every token in it, the floor row's included; the table is share-locked
+     * meanwhile, so no acquire of an older client slips a larger token past the count.
+     */
     @Override
     void createTable(Connection c) throws SQLException {
         boolean auto = c.getAutoCommit();
@@ -49,7 +65,15 @@ final class PostgresDialect extends Dialect {
                 ps.setString(1, "holdfast-ddl:" + table);
                 ps.execute();
             }
-            super.createTable(c);
+            try (PreparedStatement ps = c.prepareStatement("SELECT to_regclass(?) IS NULL")) {
+                ps.setString(1, sequence);
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    if (rs.getBoolean(1)) {
+                        createWithSequence(c);
+                    }
+                }
+            }
             c.commit();
         } catch (SQLException e) {
             c.rollback();
@@ -59,15 +83,28 @@ final class PostgresDialect extends Dialect {
         }
     }
 
+    private void createWithSequence(Connection c) throws SQLException {
+        try (Statement st = c.createStatement()) {
+            st.execute(ddl().get(0));
+            st.execute("LOCK TABLE " + table + " IN SHARE MODE");
+            st.execute(ddl().get(1));
+            try (ResultSet rs = st.executeQuery("SELECT setval('" + sequence + "', MAX(fencing_token)) FROM " + table
+                    + " HAVING MAX(fencing_token) > 0")) {
+                rs.next();
+            }
+        }
+    }
+
     @Override
     Attempt tryAcquire(Connection c, String name, String owner, String holder, Duration lease, boolean takeOver)
             throws SQLException {
         String now = now();
         try (PreparedStatement ps = c.prepareStatement(
                 "WITH acquired AS (INSERT INTO " + table + " AS l (lock_name, owner_id, holder, fencing_token, expires_at, acquired_at) "
-                        + "SELECT ?, ?, ?, " + newRowToken() + ", " + now + " + ?, " + now + " FROM " + table + " WHERE lock_name = '' "
+                        + "VALUES (?, ?, ?, nextval('" + sequence + "'), " + now + " + ?, " + now + ") "
                         + "ON CONFLICT (lock_name) DO UPDATE SET "
-                        + "fencing_token = CASE WHEN l.owner_id = EXCLUDED.owner_id THEN l.fencing_token ELSE l.fencing_token + 1 END, "
+                        + "fencing_token = CASE WHEN l.owner_id = EXCLUDED.owner_id THEN l.fencing_token "
+                        + "ELSE GREATEST(nextval('" + sequence + "'), l.fencing_token + 1) END, "
                         + "acquired_at = CASE WHEN l.owner_id = EXCLUDED.owner_id THEN l.acquired_at ELSE EXCLUDED.acquired_at END, "
                         + "owner_id = EXCLUDED.owner_id, holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at "
                         + (takeOver ? "" : "WHERE l.owner_id IS NULL OR l.expires_at <= " + now + " OR l.owner_id = EXCLUDED.owner_id ")

@@ -11,6 +11,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Predicate;
@@ -18,11 +19,17 @@ import java.util.function.Predicate;
 /**
  * LISTENs on the table's channel on one dedicated connection, started with the first watch, and runs
  * the watchers of each released name. After a reconnect it wakes every watcher, since notifications
- * sent meanwhile are lost; their waits fall back to polling until then.
+ * sent meanwhile are lost; their waits fall back to polling until then. A link that dies silently (no
+ * reset: NAT expiry, a moved address) is noticed by a {@code SELECT 1} after 5 s without notifications,
+ * which must answer within 2 s, and by TCP keep-alive; then every watcher is woken and it reconnects.
  */
 final class PostgresReleaseListener implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(PostgresReleaseListener.class);
     private static final int POLL_MS = 500;
+    /** After this many empty polls (5 s of silence) the connection proves it is alive with a query. */
+    static final int CHECK_AFTER_EMPTY_POLLS = 10;
+    /** How long that query may take before the connection counts as dead. */
+    static final int CHECK_TIMEOUT_MS = 2_000;
 
     private final JdbcUri uri;
     private final String channel;
@@ -58,7 +65,8 @@ final class PostgresReleaseListener implements AutoCloseable {
         long backoffMs = 100;
         boolean reconnecting = false;
         while (!closed) {
-            try (Connection c = DriverManager.getConnection(uri.jdbcUrl)) {
+            try (Connection c = DriverManager.getConnection(uri.jdbcUrl, properties())) {
+                c.setNetworkTimeout(Runnable::run, CHECK_TIMEOUT_MS);
                 try (Statement st = c.createStatement()) {
                     st.execute("LISTEN " + channel);
                 }
@@ -67,12 +75,17 @@ final class PostgresReleaseListener implements AutoCloseable {
                 }
                 backoffMs = 100;
                 PGConnection pg = c.unwrap(PGConnection.class);
+                int empty = 0;
                 while (!closed) {
                     PGNotification[] notes = pg.getNotifications(POLL_MS);
-                    if (notes != null) {
+                    if (notes != null && notes.length > 0) {
+                        empty = 0;
                         for (PGNotification n : notes) {
                             wake(n.getParameter());
                         }
+                    } else if (++empty >= CHECK_AFTER_EMPTY_POLLS) {
+                        empty = 0;
+                        checkAlive(c); // a half-open link never fails a wait for notifications
                     }
                 }
             } catch (SQLException e) {
@@ -80,6 +93,7 @@ final class PostgresReleaseListener implements AutoCloseable {
                     return;
                 }
                 reconnecting = true;
+                wakeAll(); // they poll now rather than wait for a notification that may never come
                 if (unavailable.test(e)) {
                     log.debug("release listener lost its connection; waiters poll until it is back", e);
                 } else {
@@ -93,6 +107,22 @@ final class PostgresReleaseListener implements AutoCloseable {
                 backoffMs = Math.min(2000, backoffMs * 2);
             }
         }
+    }
+
+    /** Throws if the server does not answer {@code SELECT 1} within {@link #CHECK_TIMEOUT_MS}. */
+    private static void checkAlive(Connection c) throws SQLException {
+        try (Statement st = c.createStatement()) {
+            st.execute("SELECT 1");
+        }
+    }
+
+    /** TCP keep-alive (the OS probes an idle link) and the pool's connect time-out. */
+    private Properties properties() {
+        Properties p = new Properties();
+        p.setProperty("tcpKeepAlive", "true");
+        p.setProperty("connectTimeout", Long.toString(Math.max(1, uri.connectTimeout.toSeconds())));
+        p.setProperty("ApplicationName", "holdfast-listen");
+        return p;
     }
 
     private void wake(String name) {

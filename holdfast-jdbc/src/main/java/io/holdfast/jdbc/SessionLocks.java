@@ -8,10 +8,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.Collection;
-import java.util.HashSet;
 import java.util.HexFormat;
-import java.util.Set;
 
 /** A database's own session-bound locks: PostgreSQL advisory locks or MySQL/MariaDB named locks. */
 abstract class SessionLocks {
@@ -26,8 +23,8 @@ abstract class SessionLocks {
     /** Gives the lock back on the session that has it. */
     abstract void unlock(Connection c, String name) throws SQLException;
 
-    /** Which pins' sessions still hold their locks, asked of the server in one statement. */
-    abstract Set<String> stillHeld(Connection c, Collection<Pin> pins) throws SQLException;
+    /** Whether the session of {@code c} (a pinned connection) still holds the lock; run on that connection. */
+    abstract boolean heldHere(Connection c, String name) throws SQLException;
 
     /** Ends whatever session holds {@code name}, which frees it; true if there was one. */
     abstract boolean terminateHolder(Connection c, String name) throws SQLException;
@@ -85,25 +82,15 @@ abstract class SessionLocks {
         }
 
         @Override
-        Set<String> stillHeld(Connection c, Collection<Pin> pins) throws SQLException {
-            Set<String> held = new HashSet<>();
-            Long[] pids = pins.stream().map(p -> p.session()).toArray(Long[]::new);
-            try (PreparedStatement ps = c.prepareStatement("SELECT pid, " + KEY_OF_LOCK + " FROM pg_locks "
-                    + "WHERE locktype = 'advisory' AND objsubid = 1 AND granted AND pid::bigint = ANY(?)")) {
-                ps.setArray(1, c.createArrayOf("int8", pids));
-                Set<String> granted = new HashSet<>();
+        boolean heldHere(Connection c, String name) throws SQLException {
+            try (PreparedStatement ps = c.prepareStatement("SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' "
+                    + "AND objsubid = 1 AND granted AND pid = pg_backend_pid() AND " + KEY_OF_LOCK + " = ?)")) {
+                ps.setLong(1, key(name));
                 try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        granted.add(rs.getLong(1) + "/" + rs.getLong(2));
-                    }
-                }
-                for (Pin p : pins) {
-                    if (granted.contains(p.session() + "/" + key(p.name()))) {
-                        held.add(p.owner());
-                    }
+                    rs.next();
+                    return rs.getBoolean(1);
                 }
             }
-            return held;
         }
 
         @Override
@@ -154,28 +141,14 @@ abstract class SessionLocks {
         }
 
         @Override
-        Set<String> stillHeld(Connection c, Collection<Pin> pins) throws SQLException {
-            Set<String> held = new HashSet<>();
-            java.util.List<Pin> list = new java.util.ArrayList<>(pins);
-            StringBuilder sql = new StringBuilder("SELECT ");
-            for (int i = 0; i < list.size(); i++) {
-                sql.append(i == 0 ? "IS_USED_LOCK(?)" : ", IS_USED_LOCK(?)");
-            }
-            try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
-                for (int i = 0; i < list.size(); i++) {
-                    ps.setString(i + 1, lockName(list.get(i).name()));
-                }
+        boolean heldHere(Connection c, String name) throws SQLException {
+            try (PreparedStatement ps = c.prepareStatement("SELECT IS_USED_LOCK(?) = CONNECTION_ID()")) {
+                ps.setString(1, lockName(name));
                 try (ResultSet rs = ps.executeQuery()) {
                     rs.next();
-                    for (int i = 0; i < list.size(); i++) {
-                        long session = rs.getLong(i + 1);
-                        if (!rs.wasNull() && session == list.get(i).session()) {
-                            held.add(list.get(i).owner());
-                        }
-                    }
+                    return rs.getBoolean(1); // NULL (free) reads as false
                 }
             }
-            return held;
         }
 
         @Override

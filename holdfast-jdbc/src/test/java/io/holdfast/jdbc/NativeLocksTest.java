@@ -15,6 +15,10 @@ import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -100,6 +104,73 @@ class NativeLocksTest {
                 h.close();
             }
             assertThat(a.lock(name()).tryAcquire()).isPresent(); // connections went back to the pool
+        }
+    }
+
+    /** Review finding 9: concurrent acquires of distinct names must not pin more than poolSize - 1 connections. */
+    @Test
+    void concurrentAcquiresNeverPinMoreThanPoolSizeMinusOneConnections() throws Exception {
+        int threads = 6;
+        ExecutorService executor = Executors.newFixedThreadPool(threads);
+        try (Holdfast a = Holdfast.connect(uri("postgresql") + "&poolSize=3")) {
+            for (int round = 0; round < 10; round++) {
+                CyclicBarrier start = new CyclicBarrier(threads);
+                List<Future<Optional<Hold>>> tries = new ArrayList<>();
+                for (int t = 0; t < threads; t++) {
+                    tries.add(executor.submit(() -> {
+                        start.await(10, TimeUnit.SECONDS);
+                        try {
+                            return a.lock(name()).tryAcquire();
+                        } catch (HoldfastException e) {
+                            assertThat(e).hasMessageContaining("at most 2 locks at once");
+                            return Optional.<Hold>empty();
+                        }
+                    }));
+                }
+                List<Hold> holds = new ArrayList<>();
+                for (Future<Optional<Hold>> f : tries) {
+                    f.get(30, TimeUnit.SECONDS).ifPresent(holds::add);
+                }
+                assertThat(holds).as("native holds granted at once in round %d (capacity 2)", round).hasSizeLessThanOrEqualTo(2);
+                assertThat(a.admin().status(name())).as("a connection stays free for checks and status").isEmpty();
+                for (Hold h : holds) {
+                    h.close();
+                }
+            }
+        } finally {
+            executor.shutdownNow();
+        }
+    }
+
+    /**
+     * Review finding 22: the server ends sessions idle longer than {@code idle_session_timeout} /
+     * {@code wait_timeout} (here 3 s, above the 2 s lease). A pinned session must not be ended, freeing
+     * the lock, while its hold is still valid: another client may take the lock only once the hold is lost.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"postgresql", "mariadb"})
+    void theServersIdleTimeoutNeverFreesAValidNativeHold(String server) throws Exception {
+        String idle = server.equals("postgresql") ? "&options=-c%20idle_session_timeout%3D3000" : "&sessionVariables=wait_timeout=3";
+        try (Holdfast a = Holdfast.connect(uri(server) + idle); Holdfast b = Holdfast.connect(uri(server))) {
+            String name = name();
+            Hold hold = a.lock(name, Duration.ofSeconds(2), true).acquire(Duration.ofSeconds(5));
+            CountDownLatch lost = new CountDownLatch(1);
+            hold.onLost((h, why) -> lost.countDown());
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(8);
+            while (System.nanoTime() < end) {
+                Optional<Hold> other = b.lock(name).tryAcquire();
+                if (other.isPresent()) {
+                    boolean stillValid = hold.isValid();
+                    other.get().close();
+                    assertThat(stillValid).as("another client took the lock while the first hold was still valid").isFalse();
+                    break;
+                }
+                Thread.sleep(20);
+            }
+            assertThat(hold.isValid() || lost.getCount() == 0).as("the hold is either held or reported lost").isTrue();
+            if (hold.isValid()) {
+                hold.close();
+            }
         }
     }
 
