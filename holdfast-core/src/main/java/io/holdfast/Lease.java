@@ -78,14 +78,9 @@ final class Lease {
         this.nextRenewAtNanos = sentNanos + leaseNanos / 3;
     }
 
-    /**
-     * How long before the store's expiry the hold turns invalid locally: a twentieth of the lease, and at
-     * least 250 ms where the lease allows (never more than a quarter of it). Covers clock-rate drift
-     * between this machine and the store, the time a reply takes to arrive, and a pause of the holder
-     * between checking its hold and acting on it.
-     */
+    /** See {@link io.holdfast.spi.SafetyMargin}. */
     static long safetyMargin(long leaseNanos) {
-        return Math.max(leaseNanos / 20, Math.min(TimeUnit.MILLISECONDS.toNanos(250), leaseNanos / 4));
+        return io.holdfast.spi.SafetyMargin.nanos(leaseNanos);
     }
 
     /** Returns the first hold and starts the deadline watch and, if renewed, renewal. Called once. */

@@ -24,19 +24,31 @@ final class Errors {
     private Errors() {
     }
 
-    /** Waits for {@code future} (bounded by the command timeout plus slack) and translates its failure. */
+    /**
+     * Waits for {@code future} (bounded by the command timeout plus slack) and translates its failure. The
+     * command is already sent, so an interrupt does not cut the wait short (the reply says what happened,
+     * and a release that went through must not be reported as failed); the flag is restored afterwards.
+     */
     static <T> T await(CompletableFuture<T> future, RedisConnection c, String what) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(c.timeout.toMillis() + 2_000);
+        boolean interrupted = false;
         try {
-            return future.get(c.timeout.toMillis() + 2_000, TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            future.cancel(false);
-            throw new StoreUnavailableException(c.backend, c.address, "interrupted while waiting to " + what, e);
+            while (true) {
+                try {
+                    return future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
         } catch (TimeoutException e) {
             future.cancel(false);
             throw new StoreUnavailableException(c.backend, c.address, "no reply within " + c.timeout.toMillis() + " ms to " + what, e);
         } catch (ExecutionException | CancellationException e) {
             throw translate(e, c.backend, c.address, what);
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 

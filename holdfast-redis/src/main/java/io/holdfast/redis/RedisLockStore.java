@@ -6,6 +6,7 @@ import io.holdfast.StoreUnavailableException;
 import io.holdfast.spi.Attempt;
 import io.holdfast.spi.HoldRef;
 import io.holdfast.spi.LockStore;
+import io.holdfast.spi.Renewals;
 import io.holdfast.spi.StoreTraits;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.ScanArgs;
@@ -150,19 +151,19 @@ final class RedisLockStore implements LockStore {
         });
     }
 
-    /** Acquire, then WAIT for the replicas on the same (dedicated) connection; pipelined, so one round trip plus replication. */
+    /**
+     * Acquire, then WAIT for the replicas on the same (dedicated) connection. The WAIT is sent once the
+     * script's reply is in, never pipelined with it: after a NOSCRIPT (common right after a failover) the
+     * script runs again as EVAL, and a WAIT sent before that would confirm nothing.
+     */
     private Attempt acquireReplicated(String name, String ownerId, String holder, Duration lease) {
         StatefulRedisConnection<String, String> c = connection.replicated();
-        CompletableFuture<Attempt> attempt = acquireAsync(c.async(), name, ownerId, holder, lease, 0);
-        CompletableFuture<Long> acked = c.async().waitForReplication(target.waitReplicas, target.waitTimeout.toMillis()).toCompletableFuture();
-        Attempt result = Errors.await(attempt, connection, "acquire '" + name + "'");
-        long replicas = Errors.await(acked, connection, "wait for replicas");
-        if (result.acquired() && replicas < target.waitReplicas) {
-            // The first EVALSHA may have missed (NOSCRIPT) and run again after the WAIT: wait once more.
-            replicas = Errors.await(c.async().waitForReplication(target.waitReplicas, target.waitTimeout.toMillis()).toCompletableFuture(),
-                    connection, "wait for replicas");
+        Attempt result = Errors.await(acquireAsync(c.async(), name, ownerId, holder, lease, 0), connection, "acquire '" + name + "'");
+        if (!result.acquired()) {
+            return result;
         }
-        if (result.acquired() && replicas < target.waitReplicas) {
+        long replicas = awaitReplicas(c);
+        if (replicas < target.waitReplicas) {
             try {
                 release(name, ownerId);
             } catch (RuntimeException e) {
@@ -175,43 +176,62 @@ final class RedisLockStore implements LockStore {
         return result;
     }
 
+    private long awaitReplicas(StatefulRedisConnection<String, String> c) {
+        return Errors.await(c.async().waitForReplication(target.waitReplicas, target.waitTimeout.toMillis()).toCompletableFuture(),
+                connection, "wait for replicas");
+    }
+
     // ----------------------------------------------------------------------------------------------- renew
 
+    /**
+     * Renews every hold still held by its owner: one script call per Cluster slot (all sent at once), one
+     * call in all elsewhere. A slot whose master fails or does not answer leaves its holds unknown, so the
+     * core retries them until their deadlines; holds on masters that answered are renewed or gone as the
+     * masters say. With {@code waitReplicas}, a renewal the replicas did not acknowledge is unknown.
+     */
     @Override
-    public Set<String> renew(Collection<HoldRef> holds, Duration lease) {
+    public Renewals renewEach(Collection<HoldRef> holds, Duration lease) {
         if (holds.isEmpty()) {
-            return Set.of();
+            return new Renewals(Set.of(), Set.of());
         }
         if (target.waitReplicas > 0) {
             StatefulRedisConnection<String, String> c = connection.replicated();
-            CompletableFuture<Set<String>> renewed = renewAsync(c.async(), holds, lease);
-            CompletableFuture<Long> acked = c.async().waitForReplication(target.waitReplicas, target.waitTimeout.toMillis())
-                    .toCompletableFuture();
-            Set<String> result = Errors.await(renewed, connection, "renew " + holds.size() + " lease(s)");
-            long replicas = Errors.await(acked, connection, "wait for replicas");
+            Renewals result = Errors.await(renewAsync(c.async(), holds, lease, true), connection, "renew " + holds.size() + " lease(s)");
+            long replicas = awaitReplicas(c); // after the reply: see acquireReplicated
             if (replicas < target.waitReplicas) {
                 throw new StoreUnavailableException(backend(), address(), "only " + replicas + " of " + target.waitReplicas
                         + " replicas acknowledged a renewal within " + target.waitTimeout.toMillis() + " ms", null);
             }
             return result;
         }
-        return Errors.await(renewAsync(holds, lease), connection, "renew " + holds.size() + " lease(s)");
+        return Errors.await(renewAsync(connection.commands, holds, lease, false), connection, "renew " + holds.size() + " lease(s)");
     }
 
+    /** As {@link #renewEach}; throws if any slot did not answer, so no unanswered hold is called gone. */
+    @Override
+    public Set<String> renew(Collection<HoldRef> holds, Duration lease) {
+        Renewals r = renewEach(holds, lease);
+        if (r.renewed().size() + r.notHeld().size() < holds.size()) {
+            throw new StoreUnavailableException(backend(), address(), "a master did not answer the renewal of some of "
+                    + holds.size() + " lease(s)", null);
+        }
+        return r.renewed();
+    }
+
+    /** The renewed owners, for Redlock's vote; fails if any slot fails (one master is one voter). */
     CompletableFuture<Set<String>> renewAsync(Collection<HoldRef> holds, Duration lease) {
-        return renewAsync(connection.commands, holds, lease);
+        return renewAsync(connection.commands, holds, lease, true).thenApply(Renewals::renewed);
     }
 
-    /** One renew script call per slot on a Cluster (all sent at once), one call in all elsewhere. */
-    private CompletableFuture<Set<String>> renewAsync(RedisClusterAsyncCommands<String, String> commands, Collection<HoldRef> holds,
-                                                      Duration lease) {
+    private CompletableFuture<Renewals> renewAsync(RedisClusterAsyncCommands<String, String> commands, Collection<HoldRef> holds,
+                                                   Duration lease, boolean failWhole) {
         Map<Integer, List<HoldRef>> groups = new LinkedHashMap<>();
         for (HoldRef hold : holds) {
             int slot = connection.cluster ? SlotHash.getSlot(keys.base(hold.name())) : 0;
             groups.computeIfAbsent(slot, s -> new ArrayList<>()).add(hold);
         }
         String leaseMs = Long.toString(lease.toMillis());
-        List<CompletableFuture<List<String>>> calls = new ArrayList<>();
+        List<CompletableFuture<Renewals>> calls = new ArrayList<>();
         for (List<HoldRef> group : groups.values()) {
             String[] k = new String[group.size()];
             String[] args = new String[group.size() + 1];
@@ -221,18 +241,30 @@ final class RedisLockStore implements LockStore {
                 args[i + 1] = group.get(i).ownerId();
             }
             CompletableFuture<List<Object>> reply = LuaScript.RENEW.run(commands, ScriptOutputType.MULTI, k, args);
-            calls.add(reply.thenApply(positions -> {
-                List<String> owners = new ArrayList<>(positions.size());
+            CompletableFuture<Renewals> call = reply.thenApply(positions -> {
+                Set<String> renewed = new HashSet<>();
                 for (Object p : positions) {
-                    owners.add(group.get((int) (long) (Long) p - 1).ownerId());
+                    renewed.add(group.get((int) (long) (Long) p - 1).ownerId());
                 }
-                return owners;
-            }));
+                return Renewals.allAnswered(group, renewed);
+            });
+            if (!failWhole) {
+                call = call.exceptionally(e -> {
+                    log.warn("renewing {} lease(s) on the master of one slot of {} failed; they are retried until their deadlines: {}",
+                            group.size(), address(), Errors.rootMessage(Errors.unwrap(e)));
+                    return new Renewals(Set.of(), Set.of()); // unknown
+                });
+            }
+            calls.add(call);
         }
         return CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new)).thenApply(done -> {
             Set<String> renewed = new HashSet<>();
-            calls.forEach(c -> renewed.addAll(c.join()));
-            return renewed;
+            Set<String> gone = new HashSet<>();
+            for (CompletableFuture<Renewals> c : calls) {
+                renewed.addAll(c.join().renewed());
+                gone.addAll(c.join().notHeld());
+            }
+            return new Renewals(renewed, gone);
         });
     }
 

@@ -5,6 +5,8 @@ import io.holdfast.StoreUnavailableException;
 import io.holdfast.spi.Attempt;
 import io.holdfast.spi.HoldRef;
 import io.holdfast.spi.LockStore;
+import io.holdfast.spi.Renewals;
+import io.holdfast.spi.SafetyMargin;
 import io.holdfast.spi.StoreTraits;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -14,6 +16,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -41,14 +44,14 @@ final class RedlockStore implements LockStore {
 
     private final RedisTarget target;
     private final List<RedisLockStore> masters;
-    private final int quorum;
+    private final Quorum quorum;
     private final StoreTraits traits;
 
     private RedlockStore(RedisTarget target, List<RedisLockStore> masters) {
         this.target = target;
         this.masters = masters;
-        this.quorum = masters.size() / 2 + 1;
-        this.traits = new StoreTraits("quorum (Redlock over " + masters.size() + " independent masters, majority " + quorum
+        this.quorum = new Quorum(masters.size());
+        this.traits = new StoreTraits("quorum (Redlock over " + masters.size() + " independent masters, majority " + quorum.majority
                 + "): exclusion holds while a majority keeps its data and clocks run at about the same rate; a master "
                 + "restarted without its data can break it; fencing tokens are the largest of the majority's counters",
                 true, Duration.ofMillis(100), target.maxPoll);
@@ -75,11 +78,11 @@ final class RedlockStore implements LockStore {
             }
             masters.add(c == null ? null : new RedisLockStore(target, c, clientId));
         }
-        int quorum = target.uris.size() / 2 + 1;
-        if (reachable < quorum) {
+        Quorum quorum = new Quorum(target.uris.size());
+        if (!quorum.enoughAnswered(target.uris.size() - reachable)) {
             masters.stream().filter(m -> m != null).forEach(RedisLockStore::close);
             throw new StoreUnavailableException("redlock", target.address, "only " + reachable + " of " + target.uris.size()
-                    + " masters could be reached; a majority (" + quorum + ") is needed", last);
+                    + " masters could be reached; a majority (" + quorum.majority + ") is needed", last);
         }
         return new RedlockStore(target, masters);
     }
@@ -99,8 +102,14 @@ final class RedlockStore implements LockStore {
         return traits;
     }
 
-    private long driftNanos(Duration lease) {
-        return lease.toNanos() / 100 + TimeUnit.MILLISECONDS.toNanos(2);
+    /**
+     * How much of the lease a grant or renewal may take and still count: the lease minus the clock drift
+     * allowance (1% + 2 ms, as Redlock says) or the core's safety margin, whichever is larger, so a grant
+     * that counts is never already past the hold's local deadline when it arrives.
+     */
+    private long validNanos(Duration lease) {
+        long drift = lease.toNanos() / 100 + TimeUnit.MILLISECONDS.toNanos(2);
+        return lease.toNanos() - Math.max(drift, SafetyMargin.nanos(lease.toNanos()));
     }
 
     /** How long to wait for one master: a slow master must not eat the lease. */
@@ -125,7 +134,7 @@ final class RedlockStore implements LockStore {
                 hint = hint == null || h.compareTo(hint) < 0 ? h : hint;
             }
         }
-        if (granted.size() >= quorum) {
+        if (granted.size() >= quorum.majority) {
             long floor = token;
             List<Outcome<Attempt>> second = new ArrayList<>();
             for (Outcome<Attempt> o : on(granted, m -> m.acquireAsync(name, ownerId, holder, lease, floor), limit)) {
@@ -133,40 +142,67 @@ final class RedlockStore implements LockStore {
             }
             long confirmed = second.stream().filter(o -> o.value != null && o.value.acquired() && o.value.fencingToken() == floor).count();
             long elapsed = System.nanoTime() - start;
-            if (confirmed >= quorum && elapsed < lease.toNanos() - driftNanos(lease)) {
+            if (confirmed >= quorum.majority && elapsed < validNanos(lease)) {
                 return Attempt.acquired(floor);
             }
             log.debug("Redlock acquire of '{}' lost its majority or its validity ({} confirmed, {} ms elapsed); giving back", name,
                     confirmed, TimeUnit.NANOSECONDS.toMillis(elapsed));
         }
-        giveBack(name, ownerId, limit);
+        giveBack(name, ownerId, limit, System.nanoTime() + lease.toNanos());
         long failed = first.stream().filter(o -> o.error != null).count();
-        if (masters.size() - failed < quorum) {
+        if (!quorum.enoughAnswered(failed)) {
             throw unavailable("acquire '" + name + "'", failed, first);
         }
         return Attempt.busy(hint);
     }
 
-    private void giveBack(String name, String ownerId, long limit) {
+    /**
+     * Releases the owner everywhere. A master that does not answer (it may have granted late, after the
+     * attempt stopped waiting) is asked again in the background, every 200 ms, until it answers or the
+     * lease it could have granted is over.
+     */
+    private void giveBack(String name, String ownerId, long limit, long untilNanos) {
         for (Outcome<Boolean> o : everywhere(m -> m.releaseAsync(name, ownerId), limit)) {
-            if (o.error != null) {
-                log.debug("giving back '{}' on {} failed; it ends with its lease", name, o.address, o.error);
+            if (o.error != null && o.master != null) {
+                retryGiveBack(o.master, name, ownerId, untilNanos);
             }
         }
     }
 
+    private void retryGiveBack(RedisLockStore master, String name, String ownerId, long untilNanos) {
+        if (System.nanoTime() - untilNanos >= 0) {
+            log.debug("giving back '{}' on {} got no answer; it ends with its lease", name, master.address());
+            return;
+        }
+        CompletableFuture.delayedExecutor(200, TimeUnit.MILLISECONDS).execute(() -> {
+            try {
+                master.releaseAsync(name, ownerId).whenComplete((r, e) -> {
+                    if (e != null) {
+                        retryGiveBack(master, name, ownerId, untilNanos);
+                    }
+                });
+            } catch (RuntimeException e) {
+                retryGiveBack(master, name, ownerId, untilNanos);
+            }
+        });
+    }
+
+    /**
+     * Renews on every master. Per owner: renewed where a majority renewed it in time; not held where so
+     * many masters answered without it that a majority is impossible; unknown otherwise (a master that did
+     * not answer, or a round too slow to count), so the core retries it until its deadline.
+     */
     @Override
-    public Set<String> renew(Collection<HoldRef> holds, Duration lease) {
+    public Renewals renewEach(Collection<HoldRef> holds, Duration lease) {
         long start = System.nanoTime();
         List<Outcome<Set<String>>> outcomes = everywhere(m -> m.renewAsync(holds, lease), perMasterMillis(lease));
         long elapsed = System.nanoTime() - start;
         long failed = outcomes.stream().filter(o -> o.error != null).count();
-        if (masters.size() - failed < quorum) {
+        if (!quorum.enoughAnswered(failed)) {
             throw unavailable("renew " + holds.size() + " lease(s)", failed, outcomes);
         }
-        Set<String> renewed = new java.util.HashSet<>();
-        if (elapsed >= lease.toNanos() - driftNanos(lease)) {
-            return renewed; // too slow to count: the leases may have run out meanwhile
+        if (elapsed >= validNanos(lease)) {
+            return new Renewals(Set.of(), Set.of()); // too slow to count: unknown, retried until the deadlines
         }
         Map<String, Integer> votes = new HashMap<>();
         for (Outcome<Set<String>> o : outcomes) {
@@ -174,30 +210,50 @@ final class RedlockStore implements LockStore {
                 o.value.forEach(owner -> votes.merge(owner, 1, Integer::sum));
             }
         }
-        votes.forEach((owner, n) -> {
-            if (n >= quorum) {
-                renewed.add(owner);
+        Set<String> renewed = new HashSet<>();
+        Set<String> gone = new HashSet<>();
+        for (HoldRef hold : holds) {
+            switch (quorum.of(votes.getOrDefault(hold.ownerId(), 0), failed)) {
+                case YES -> renewed.add(hold.ownerId());
+                case NO -> gone.add(hold.ownerId());
+                case UNKNOWN -> { }
             }
-        });
-        return renewed;
+        }
+        return new Renewals(renewed, gone);
     }
 
-    /** True if a majority freed it. */
+    /** As {@link #renewEach}; an owner whose renewal is unknown makes it throw instead of calling it gone. */
+    @Override
+    public Set<String> renew(Collection<HoldRef> holds, Duration lease) {
+        Renewals r = renewEach(holds, lease);
+        if (r.renewed().size() + r.notHeld().size() < holds.size()) {
+            throw new StoreUnavailableException("redlock", target.address, "too few masters answered to renew "
+                    + holds.size() + " lease(s) in time", null);
+        }
+        return r.renewed();
+    }
+
+    /**
+     * True if a majority freed it; false only if so many masters answered that it was not theirs that a
+     * majority is impossible. Otherwise the masters that did not answer decide: unavailable.
+     */
     @Override
     public boolean release(String name, String ownerId) {
         List<Outcome<Boolean>> outcomes = everywhere(m -> m.releaseAsync(name, ownerId), target.timeout.toMillis());
         long failed = outcomes.stream().filter(o -> o.error != null).count();
-        if (failed == masters.size()) {
-            throw unavailable("release '" + name + "'", failed, outcomes);
-        }
-        return outcomes.stream().filter(o -> Boolean.TRUE.equals(o.value)).count() >= quorum;
+        long released = outcomes.stream().filter(o -> Boolean.TRUE.equals(o.value)).count();
+        return switch (quorum.of(released, failed)) {
+            case YES -> true;
+            case NO -> false;
+            case UNKNOWN -> throw unavailable("release '" + name + "'", failed, outcomes);
+        };
     }
 
     @Override
     public boolean forceRelease(String name) {
         List<Outcome<Boolean>> outcomes = everywhere(m -> m.forceReleaseAsync(name), target.timeout.toMillis());
         long failed = outcomes.stream().filter(o -> o.error != null).count();
-        if (masters.size() - failed < quorum) {
+        if (!quorum.enoughAnswered(failed)) {
             throw unavailable("force-release '" + name + "'", failed, outcomes);
         }
         return outcomes.stream().anyMatch(o -> Boolean.TRUE.equals(o.value));
@@ -236,7 +292,7 @@ final class RedlockStore implements LockStore {
     public Optional<LockInfo> inspect(String name) {
         List<Outcome<Optional<LockInfo>>> outcomes = everywhere(m -> m.inspectAsync(name), target.timeout.toMillis());
         long failed = outcomes.stream().filter(o -> o.error != null).count();
-        if (masters.size() - failed < quorum) {
+        if (!quorum.enoughAnswered(failed)) {
             throw unavailable("inspect '" + name + "'", failed, outcomes);
         }
         Map<String, List<LockInfo>> byOwner = new HashMap<>();
@@ -253,7 +309,7 @@ final class RedlockStore implements LockStore {
             }
         }
         for (List<LockInfo> same : byOwner.values()) {
-            if (same.size() >= quorum) {
+            if (same.size() >= quorum.majority) {
                 LockInfo any = same.get(0);
                 long token = same.stream().mapToLong(LockInfo::fencingToken).max().orElse(0);
                 Duration left = same.stream().map(LockInfo::leaseRemaining).min(Comparator.naturalOrder()).orElse(null);
@@ -361,6 +417,6 @@ final class RedlockStore implements LockStore {
             }
         }
         return new StoreUnavailableException("redlock", target.address, "cannot " + what + ": " + failed + " of " + masters.size()
-                + " masters failed and a majority (" + quorum + ") is needed (" + why + ")", cause);
+                + " masters failed and a majority (" + quorum.majority + ") is needed (" + why + ")", cause);
     }
 }

@@ -11,10 +11,18 @@ final class RedisClusterServers implements AutoCloseable {
     final List<RedisServer> masters = new ArrayList<>();
 
     RedisClusterServers(int size) {
+        this(size, true);
+    }
+
+    /**
+     * @param fullCoverage Redis's {@code cluster-require-full-coverage}: with {@code false}, the masters that
+     *        are up keep serving their slots while another master is down
+     */
+    RedisClusterServers(int size, boolean fullCoverage) {
         try {
             for (int i = 0; i < size; i++) {
                 masters.add(RedisServer.start("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-                        "--cluster-node-timeout", "2000"));
+                        "--cluster-node-timeout", "2000", "--cluster-require-full-coverage", fullCoverage ? "yes" : "no"));
             }
             List<String> args = new ArrayList<>(List.of("--cluster", "create"));
             masters.forEach(m -> args.add(m.address()));
