@@ -339,10 +339,12 @@ final class EtcdLockStore implements LockStore {
             for (int i = 0; i < gets.size(); i++) {
                 HoldRef ref = all.get(c * MAX_TXN_OPS + i);
                 KeyValue kv = first(gets.get(i));
+                // A hold this store no longer tracks (released, or given up by the keeper, which deletes its key
+                // in the background) is not renewed, even if this read still found its key.
                 Owned o = owned.get(ref.ownerId());
                 if (kv != null && kv.getCreateRevision() == ref.fencingToken() && kv.getLease() == session.leaseId
-                        && (o == null || o.keepUntil(start + lease.toNanos()))) {
-                    renewed.add(ref.ownerId()); // (a hold the keeper gave up is being deleted: not renewed)
+                        && o != null && o.keepUntil(start + lease.toNanos())) {
+                    renewed.add(ref.ownerId());
                 } else {
                     owned.remove(ref.ownerId()); // gone: force-released, or its session expired
                 }
