@@ -89,12 +89,10 @@ final class EtcdLockStore implements LockStore {
     private final StoreTraits traits;
     /** Keys this store created and has not seen deleted, by owner id. */
     private final ConcurrentHashMap<String, Owned> owned = new ConcurrentHashMap<>();
-    /** Owners whose last attempt failed without an answer, by owner id: see {@link #tryAcquire}. */
-    private final ConcurrentHashMap<String, InDoubt> inDoubt = new ConcurrentHashMap<>();
     /** Open watches of waiting owners, by owner id. */
     private final ConcurrentHashMap<String, PredecessorWatch> predecessorWatches = new ConcurrentHashMap<>();
-    /** Keys to delete in the background (a release that failed, an unrenewed hold), with their create revision or 0. */
-    private final ConcurrentHashMap<ByteSequence, PendingDelete> toDelete = new ConcurrentHashMap<>();
+    /** Every delete the store issues on its own (a release that failed, an unrenewed hold, an unanswered attempt). */
+    private final BackgroundDeletes deletes;
     private final ScheduledExecutorService keeper;
     private volatile boolean closed;
 
@@ -105,8 +103,10 @@ final class EtcdLockStore implements LockStore {
         final long createRevision;
         final long leaseId;
         /** While held: until when (System.nanoTime) the owner renewed it; the keeper deletes it after. */
-        volatile long keepUntilNanos;
+        private long keepUntilNanos;
         volatile boolean held;
+        /** The keeper gave it up: no renewal may report it renewed any more. Guarded by this. */
+        private boolean reaped;
 
         Owned(String name, ByteSequence key, long createRevision, long leaseId) {
             this.name = name;
@@ -114,23 +114,23 @@ final class EtcdLockStore implements LockStore {
             this.createRevision = createRevision;
             this.leaseId = leaseId;
         }
-    }
 
-    /** A key an unanswered attempt may have created, and when to delete it if nobody asks for it again. */
-    private record InDoubt(ByteSequence key, long deleteAfterNanos) {
-    }
+        /** Keeps the hold until {@code untilNanos}; false if the keeper has already given it up. */
+        synchronized boolean keepUntil(long untilNanos) {
+            if (reaped) {
+                return false;
+            }
+            keepUntilNanos = untilNanos;
+            return true;
+        }
 
-    /** A deletion the keeper retries, at most once a second, until etcd answers it. */
-    private static final class PendingDelete {
-        final long createRevision;
-        /** The lock whose last token to record with the deletion (the key was its holder), or null. */
-        final String heldName;
-        volatile boolean inFlight;
-        volatile long notBeforeNanos;
-
-        PendingDelete(long createRevision, String heldName) {
-            this.createRevision = createRevision;
-            this.heldName = heldName;
+        /** Gives up a hold not renewed by {@code nowNanos}; true if this call did (the caller deletes its key). */
+        synchronized boolean reapIfUnrenewed(long nowNanos) {
+            if (!held || reaped || nowNanos - keepUntilNanos <= 0) {
+                return false;
+            }
+            reaped = true;
+            return true;
         }
     }
 
@@ -143,6 +143,7 @@ final class EtcdLockStore implements LockStore {
         this.watches = client.getWatchClient();
         this.leaseClient = client.getLeaseClient();
         this.sessions = new SessionLeases(leaseClient, calls, uri.requestTimeout);
+        this.deletes = new BackgroundDeletes(kv, keys, calls, uri.requestTimeout);
         this.traits = new StoreTraits("linearizable: etcd's Raft log orders every acquire (a quorum must accept it, so a "
                 + "minority partition cannot acquire); leases run on the etcd leader's clock", true, Duration.ofSeconds(1),
                 Duration.ofSeconds(2), true);
@@ -183,19 +184,22 @@ final class EtcdLockStore implements LockStore {
     public Attempt tryAcquire(String name, String ownerId, String holder, Duration lease) {
         requireOwnerId(ownerId);
         long start = System.nanoTime();
-        inDoubt.remove(ownerId); // the owner is still interested: whatever it has at etcd is wanted again
+        ByteSequence own = keys.owner(name, ownerId);
+        // The owner wants its key again: no background delete may take it. One may already be on its way; then
+        // this attempt writes the key, which fails that delete's guard (see BackgroundDeletes).
+        boolean mustWrite = deletes.cancel(own);
         try {
-            return attempt(name, ownerId, holder, lease, start);
+            return attempt(name, ownerId, holder, lease, start, mustWrite);
         } catch (StoreUnavailableException e) {
             // The transaction may have been applied and its reply lost: the owner may now have a key, queued or even
-            // holding. If nobody asks for it again (the core retries, or releases the owner, when it can), the keeper
-            // deletes it once the lease has run out, as etcd would if this client had died.
-            inDoubt.put(ownerId, new InDoubt(keys.owner(name, ownerId), start + lease.toNanos()));
+            // holding. If nobody asks for it again (the core retries, or releases the owner, when it can), it is
+            // deleted once the lease has run out, as etcd would if this client had died.
+            deletes.inDoubt(own, start + lease.toNanos());
             throw e;
         }
     }
 
-    private Attempt attempt(String name, String ownerId, String holder, Duration lease, long start) {
+    private Attempt attempt(String name, String ownerId, String holder, Duration lease, long start, boolean mustWrite) {
         ByteSequence own = keys.owner(name, ownerId);
         ByteSequence lockKeys = keys.lock(name);
         String what = "acquire '" + name + "'";
@@ -207,14 +211,16 @@ final class EtcdLockStore implements LockStore {
             Owned known = owned.get(ownerId);
             // A queued owner's key exists already: a read-only transaction (a linearizable read, no Raft
             // proposal) decides, and finds out if the key has gone meanwhile. Otherwise create it if absent.
-            boolean queued = known != null && known.name.equals(name) && known.leaseId == session.leaseId;
+            // An owner whose key a background delete may be after writes it in either case.
+            boolean queued = !mustWrite && known != null && known.name.equals(name) && known.leaseId == session.leaseId;
+            Op put = Op.put(own, LockKeys.bytes(holder), PutOption.builder().withLeaseId(session.leaseId).build());
+            Op[] reads = {Op.get(own, GetOption.DEFAULT), Op.get(lockKeys, LOWEST)};
             CompletableFuture<TxnResponse> txn = queued
-                    ? kv.txn().Then(Op.get(own, GetOption.DEFAULT), Op.get(lockKeys, LOWEST)).commit()
+                    ? kv.txn().Then(reads).commit()
                     : kv.txn()
                     .If(new Cmp(own, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
-                    .Then(Op.put(own, LockKeys.bytes(holder), PutOption.builder().withLeaseId(session.leaseId).build()),
-                            Op.get(own, GetOption.DEFAULT), Op.get(lockKeys, LOWEST))
-                    .Else(Op.get(own, GetOption.DEFAULT), Op.get(lockKeys, LOWEST))
+                    .Then(put, reads[0], reads[1])
+                    .Else(mustWrite ? new Op[] {put, reads[0], reads[1]} : reads)
                     .commit();
             TxnResponse response;
             try {
@@ -243,7 +249,7 @@ final class EtcdLockStore implements LockStore {
             if (mine.getLease() != session.leaseId) {
                 // A key of this owner from another session (another store with the same owner id): its lease
                 // is not the one we keep alive, so drop it and queue again on ours.
-                deleteGuarded(mine.getKey(), mine.getCreateRevision(), what);
+                deletes.deleteStaleNow(mine.getKey(), mine.getCreateRevision(), what);
                 continue;
             }
             Owned o = owned.computeIfAbsent(ownerId, id -> new Owned(name, own, mine.getCreateRevision(), mine.getLease()));
@@ -252,7 +258,7 @@ final class EtcdLockStore implements LockStore {
                 owned.put(ownerId, o);
             }
             if (head.getKey().equals(own)) {
-                o.keepUntilNanos = start + lease.toNanos();
+                o.keepUntil(start + lease.toNanos());
                 o.held = true;
                 return Attempt.acquired(mine.getCreateRevision());
             }
@@ -333,12 +339,12 @@ final class EtcdLockStore implements LockStore {
             for (int i = 0; i < gets.size(); i++) {
                 HoldRef ref = all.get(c * MAX_TXN_OPS + i);
                 KeyValue kv = first(gets.get(i));
-                if (kv != null && kv.getCreateRevision() == ref.fencingToken() && kv.getLease() == session.leaseId) {
+                // A hold this store no longer tracks (released, or given up by the keeper, which deletes its key
+                // in the background) is not renewed, even if this read still found its key.
+                Owned o = owned.get(ref.ownerId());
+                if (kv != null && kv.getCreateRevision() == ref.fencingToken() && kv.getLease() == session.leaseId
+                        && o != null && o.keepUntil(start + lease.toNanos())) {
                     renewed.add(ref.ownerId());
-                    Owned o = owned.get(ref.ownerId());
-                    if (o != null) {
-                        o.keepUntilNanos = start + lease.toNanos();
-                    }
                 } else {
                     owned.remove(ref.ownerId()); // gone: force-released, or its session expired
                 }
@@ -361,7 +367,7 @@ final class EtcdLockStore implements LockStore {
         requireOwnerId(ownerId);
         ByteSequence own = keys.owner(name, ownerId);
         String what = "release '" + name + "'";
-        inDoubt.remove(ownerId);
+        deletes.cancel(own); // this call deletes the key itself, or hands it back below
         Owned o = owned.remove(ownerId);
         List<Op> then = new ArrayList<>(List.of(Op.get(keys.lock(name), LOWEST), Op.delete(own, DeleteOption.DEFAULT)));
         if (o != null && o.held) {
@@ -376,8 +382,8 @@ final class EtcdLockStore implements LockStore {
             r = calls.await(txn, uri.requestTimeout, what);
         } catch (StoreUnavailableException e) {
             // The key must not outlive the owner's interest in it (nothing else deletes a queued key while the
-            // session lives): the keeper deletes it once the cluster answers again.
-            toDelete.put(own, new PendingDelete(o == null ? 0L : o.createRevision, o != null && o.held ? name : null));
+            // session lives): it is deleted in the background once the cluster answers again.
+            deletes.afterFailedRelease(own, o == null ? 0L : o.createRevision, o != null && o.held ? name : null);
             throw e;
         }
         if (!r.isSucceeded()) {
@@ -690,15 +696,6 @@ final class EtcdLockStore implements LockStore {
 
     // ------------------------------------------------------------------------------------------ helpers
 
-    /** Deletes {@code key} if its create revision is still {@code revision}; true if this call deleted it. */
-    private boolean deleteGuarded(ByteSequence key, long revision, String what) {
-        TxnResponse r = calls.await(kv.txn()
-                .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(revision)))
-                .Then(Op.delete(key, DeleteOption.DEFAULT))
-                .commit(), uri.requestTimeout, what);
-        return r.isSucceeded();
-    }
-
     private static KeyValue first(GetResponse r) {
         return r.getKvs().isEmpty() ? null : r.getKvs().get(0);
     }
@@ -717,41 +714,13 @@ final class EtcdLockStore implements LockStore {
             long now = System.nanoTime();
             for (Map.Entry<String, Owned> e : owned.entrySet()) {
                 Owned o = e.getValue();
-                if (o.held && now - o.keepUntilNanos > 0 && owned.remove(e.getKey(), o)) {
+                if (o.reapIfUnrenewed(now)) {
+                    owned.remove(e.getKey(), o);
                     log.debug("deleting the key of an unrenewed hold on '{}' (token {})", o.name, o.createRevision);
-                    toDelete.put(o.key, new PendingDelete(o.createRevision, o.name));
+                    deletes.unrenewed(o.key, o.createRevision, o.name);
                 }
             }
-            for (Map.Entry<String, InDoubt> e : inDoubt.entrySet()) {
-                InDoubt d = e.getValue();
-                if (now - d.deleteAfterNanos() > 0 && inDoubt.remove(e.getKey(), d)) {
-                    log.debug("deleting a key an unanswered attempt may have left: {}", d.key());
-                    toDelete.put(d.key(), new PendingDelete(0, null));
-                }
-            }
-            for (Map.Entry<ByteSequence, PendingDelete> e : toDelete.entrySet()) {
-                ByteSequence key = e.getKey();
-                PendingDelete pending = e.getValue();
-                if (pending.inFlight || now - pending.notBeforeNanos < 0) {
-                    continue;
-                }
-                pending.inFlight = true;
-                pending.notBeforeNanos = now + TimeUnit.SECONDS.toNanos(1);
-                var txn = pending.createRevision > 0
-                        ? kv.txn().If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(pending.createRevision)))
-                        : kv.txn();
-                Op delete = Op.delete(key, DeleteOption.DEFAULT);
-                (pending.heldName != null && pending.createRevision > 0
-                        ? txn.Then(delete, Op.put(keys.lastToken(pending.heldName), token(pending.createRevision), PutOption.DEFAULT))
-                        : txn.Then(delete)).commit()
-                        .orTimeout(uri.requestTimeout.toMillis(), TimeUnit.MILLISECONDS)
-                        .whenComplete((ok, error) -> {
-                            pending.inFlight = false;
-                            if (error == null) {
-                                toDelete.remove(key, pending);
-                            }
-                        });
-            }
+            deletes.run(now);
         } catch (RuntimeException e) {
             log.debug("keeper round failed", e);
         }

@@ -66,6 +66,10 @@ final class LockKeys {
         return k.substring(sep + 1);
     }
 
+    static String text(ByteSequence key) {
+        return key.toString(StandardCharsets.UTF_8);
+    }
+
     static ByteSequence bytes(String s) {
         return ByteSequence.from(s, StandardCharsets.UTF_8);
     }

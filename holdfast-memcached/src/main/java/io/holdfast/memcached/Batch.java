@@ -64,7 +64,12 @@ final class Batch {
      * {@code initial} returned, atomically in the server. Result: {@link #number}.
      */
     Command incr(String key, long initial) {
-        return send(factory.createIncrDecrCommand(key, bytes(key), 1, initial, 0, CommandType.INCR, false));
+        return incr(key, 1, initial);
+    }
+
+    /** {@code incr} by {@code delta}; an absent counter is created at {@code initial}. Result: {@link #number}. */
+    Command incr(String key, long delta, long initial) {
+        return send(factory.createIncrDecrCommand(key, bytes(key), delta, initial, 0, CommandType.INCR, false));
     }
 
     /** {@code gets}: the value and its CAS id. Result: {@link #value}. */

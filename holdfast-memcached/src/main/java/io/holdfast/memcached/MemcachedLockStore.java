@@ -23,7 +23,6 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -58,8 +57,6 @@ final class MemcachedLockStore implements LockStore {
     static final int EXPIRY_PADDING_SECONDS = 2;
     /** Attempts within one call when a key changes between two of its round trips. */
     private static final int PASSES = 3;
-    /** How many names' last seen tokens a store remembers to seed a lost counter above them. */
-    private static final int REMEMBERED_TOKENS = 10_000;
     private static final int LIST_CHUNK = 200;
 
     private final MemcachedUri uri;
@@ -69,14 +66,7 @@ final class MemcachedLockStore implements LockStore {
     private final MemcachedSessionLocator locator;
     private final MetaProbe probe;
     private final StoreTraits traits;
-    private final Map<String, Long> lastTokens = new LinkedHashMap<>(64, 0.75f, true) {
-        private static final long serialVersionUID = 1L;
-
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, Long> eldest) {
-            return size() > REMEMBERED_TOKENS;
-        }
-    };
+    private final TokenCounter tokens = new TokenCounter();
 
     private MemcachedLockStore(MemcachedUri uri, LockKeys keys, MemcachedClient client, CommandFactory commands,
                                MemcachedSessionLocator locator) {
@@ -169,7 +159,11 @@ final class MemcachedLockStore implements LockStore {
      * One round trip carries {@code add} of the lock (token 0), {@code incr} of its counter and {@code gets}
      * of the lock, in that order on the lock's server. If the lock is ours with token 0, a second round trip
      * writes the token in with {@code cas}: the token was issued after our {@code add} while our key existed,
-     * so it is greater than the token of every earlier holder, whose {@code incr} ran while its own key existed.
+     * so it is greater than the token of every earlier holder, whose {@code incr} ran while its own key existed
+     * (while the counter survives). A counter lost to eviction and re-created may issue less than a token this
+     * store has seen for the name; then the counter is first raised above that token, on the same connection.
+     * A retry that finds its own completed acquisition writes the value back with {@code cas} and a fresh
+     * expiry, since the core counts the hold's lease from this call.
      */
     @Override
     public Attempt tryAcquire(String name, String ownerId, String holder, Duration lease) {
@@ -183,23 +177,41 @@ final class MemcachedLockStore implements LockStore {
         for (int pass = 1; pass <= PASSES; pass++) {
             Batch batch = batch(what);
             batch.add(lockKey, expiry, mine.encode());
-            Command incr = batch.incr(keys.token(name), tokenSeed(name));
+            Command incr = batch.incr(keys.token(name), tokens.seed(name));
             Command gets = batch.gets(lockKey);
             batch.await();
             long issued = Batch.number(incr);
-            remember(name, issued);
             CachedData current = Batch.value(gets);
             if (current == null) {
+                tokens.remember(name, issued);
                 continue; // freed between the add and the gets: try again
             }
             LockValue found = LockValue.decode(current.getData());
             if (!found.ownedBy(ownerId)) {
-                remember(name, found.token());
+                tokens.remember(name, issued);
+                tokens.remember(name, found.token());
                 return Attempt.busy(null);
             }
             if (found.token() != 0) {
-                return Attempt.acquired(found.token()); // a retry of an acquisition that completed
+                // A retry of an acquisition that completed: its key still has the first attempt's expiry, and the
+                // core counts the lease from this call. Refresh it, or report nothing.
+                Batch refresh = batch(what);
+                Command touch = refresh.cas(lockKey, expiry, new String(current.getData(), StandardCharsets.UTF_8), current.getCas());
+                refresh.await();
+                if (Batch.stored(touch)) {
+                    return Attempt.acquired(found.token());
+                }
+                continue; // the key changed in between: look again
             }
+            long floor = tokens.floor(name); // every token seen, in this call too, was remembered as it was seen
+            if (issued <= floor) {
+                // The counter was lost and re-created below a token already seen: raise it above, and use that.
+                Batch raise = batch(what);
+                Command bump = raise.incr(keys.token(name), floor - issued + 1, floor + 1);
+                raise.await();
+                issued = Batch.number(bump);
+            }
+            tokens.remember(name, issued);
             Batch write = batch(what);
             Command cas = write.cas(lockKey, expiry, found.withToken(issued).encode(), current.getCas());
             write.await();
@@ -391,27 +403,6 @@ final class MemcachedLockStore implements LockStore {
 
     private Batch batch(String what) {
         return new Batch(client.getConnector(), commands, BACKEND, uri.address, uri.timeout.toMillis(), what);
-    }
-
-    /**
-     * The value a counter starts from if it is missing (never used, evicted, or lost in a restart): the
-     * microseconds since the epoch by this machine's clock, or above the last token this store saw for the
-     * name if that is higher. See the README for what that can and cannot promise.
-     */
-    private long tokenSeed(String name) {
-        Instant now = Instant.now();
-        long micros = now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;
-        Long known;
-        synchronized (lastTokens) {
-            known = lastTokens.get(name);
-        }
-        return known == null ? micros : Math.max(micros, known + 1);
-    }
-
-    private void remember(String name, long token) {
-        synchronized (lastTokens) {
-            lastTokens.merge(name, token, Math::max);
-        }
     }
 
     private static void shutdownQuietly(MemcachedClient client) {
