@@ -56,12 +56,17 @@ final class Session implements AutoCloseable {
     private final LongAdder watchEvents;
     /** The one watcher of this session's release watches. */
     final Watcher releaseWatcher = this::dispatch;
+    /** What the ensemble's leader is known to have heard from this session. */
+    final LeaderProof proof;
 
     private Session(ZooKeeperUri uri, long timeoutMs, LongAdder wakeUps, LongAdder watchEvents) {
         this.uri = uri;
         this.requestedTimeoutMs = timeoutMs;
         this.wakeUps = wakeUps;
         this.watchEvents = watchEvents;
+        // A ping interval of the leader is tickTime/2; the slack covers a follower busy with other packets.
+        // Never more than a quarter of the lease, so a renewal still fits well within its third of the lease.
+        this.proof = new LeaderProof(Math.min(TimeUnit.MILLISECONDS.toNanos(timeoutMs) / 4, uri.tickTime.toNanos() * 6 / 10));
         int id = SESSIONS.incrementAndGet();
         AtomicInteger threads = new AtomicInteger();
         ThreadFactory daemons = r -> {
@@ -221,9 +226,30 @@ final class Session implements AutoCloseable {
         }
     }
 
+    /** An error answer to {@code what}, as the exception the caller throws (naming a credentials problem as such). */
+    HoldfastException failure(String what, KeeperException e) {
+        if (e.code() == KeeperException.Code.NOAUTH || e.code() == KeeperException.Code.AUTHFAILED
+                || e.code() == KeeperException.Code.INVALIDACL) {
+            return new HoldfastException("ZooKeeper at " + uri.address + " refused to " + what + " (" + e.code() + " on " + e.getPath()
+                    + "): the lock nodes' ACL does not admit " + (uri.user == null ? "clients without credentials" : "user '" + uri.user + "'")
+                    + "; every client of a lock must use the same digest credentials", e);
+        }
+        return new HoldfastException("ZooKeeper at " + uri.address + " failed to " + what + ": " + e.getMessage(), e);
+    }
+
     StoreUnavailableException unavailable(String detail, Throwable cause) {
         return new StoreUnavailableException(ZooKeeperLockStore.BACKEND, uri.address,
                 detail + " (session timeout " + requestedTimeoutMs + " ms)", cause);
+    }
+
+    /**
+     * Sends a {@code sync}: answered only once the server the session is connected to has caught up with
+     * the leader, so it fails on a follower cut off from its leader.
+     */
+    CompletableFuture<Void> sync(ZooKeeper zk) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        zk.sync("/", (rc, path, ctx) -> complete(done, rc, path, null), null);
+        return done;
     }
 
     /** Completes {@code reply} from a ZooKeeper result code. */
