@@ -46,6 +46,47 @@ final class NodeReaper {
         }
     }
 
+    /**
+     * Deletes every node in {@code dir} whose name starts with {@code prefix} (an owner's node whose
+     * create reply was lost, so its name is not known), retrying the listing until ZooKeeper answers.
+     */
+    void deleteOwner(Session session, String dir, String prefix) {
+        String key = dir + "/" + prefix;
+        if (pending.add(key)) {
+            scan(session, dir, prefix, key);
+        }
+    }
+
+    private void scan(Session session, String dir, String prefix, String key) {
+        Runnable again = () -> {
+            try {
+                timers.schedule(() -> scan(session, dir, prefix, key), RETRY_MS, TimeUnit.MILLISECONDS);
+            } catch (RejectedExecutionException closing) {
+                pending.remove(key);
+            }
+        };
+        try {
+            session.zk(0).getChildren(dir, false, (AsyncCallback.ChildrenCallback) (rc, p, ctx, children) -> {
+                KeeperException.Code code = KeeperException.Code.get(rc);
+                if (code == KeeperException.Code.OK) {
+                    pending.remove(key);
+                    for (String c : children) {
+                        if (c.startsWith(prefix)) {
+                            delete(session, 0, dir + "/" + c);
+                        }
+                    }
+                } else if (code == KeeperException.Code.CONNECTIONLOSS || code == KeeperException.Code.OPERATIONTIMEOUT
+                        || code == KeeperException.Code.REQUESTTIMEOUT || code == KeeperException.Code.THROTTLEDOP) {
+                    again.run();
+                } else {
+                    pending.remove(key); // no directory (nothing to delete), or a lasting error
+                }
+            }, null);
+        } catch (RuntimeException e) {
+            again.run();
+        }
+    }
+
     /** How many deletes are still pending, for tests. */
     int pending() {
         return pending.size();

@@ -277,7 +277,7 @@ final class Session implements AutoCloseable {
 
         void fire() {
             if (done.compareAndSet(false, true)) {
-                forget(this);
+                forget(this, false);
                 wakeUps.increment();
                 try {
                     onRelease.run();
@@ -287,10 +287,11 @@ final class Session implements AutoCloseable {
             }
         }
 
+        /** Gives up the interest; the last registration for the path also removes the server-side watch. */
         @Override
         public void close() {
             if (done.compareAndSet(false, true)) {
-                forget(this);
+                forget(this, true);
             }
         }
     }
@@ -315,10 +316,28 @@ final class Session implements AutoCloseable {
         return armed[0];
     }
 
-    private void forget(Registration r) {
+    /**
+     * Drops a registration. If it was the last for its path and {@code unwatch}, the server-side watch is
+     * removed too (a waiter that gave up would otherwise leave it on the server until that node goes):
+     * sent while the path's entry is locked, so before the watch a later registration for it sets.
+     */
+    private void forget(Registration r, boolean unwatch) {
         watched.computeIfPresent(r.path, (p, set) -> {
             set.remove(r);
-            return set.isEmpty() ? null : set;
+            if (!set.isEmpty()) {
+                return set;
+            }
+            if (unwatch) {
+                try {
+                    // All data watches of the path: only release watches are set on queue nodes. (Removing one
+                    // watcher object would only check the server's watch and drop it here, not there.)
+                    curator.getZookeeperClient().getZooKeeper().removeAllWatches(p, Watcher.WatcherType.Data, true,
+                            (rc, path, ctx) -> { }, null);
+                } catch (Exception e) {
+                    log.debug("could not remove the watch on {}; it goes when that node does", p, e);
+                }
+            }
+            return null;
         });
     }
 
@@ -348,6 +367,9 @@ final class Session implements AutoCloseable {
                 }
             }
             return;
+        }
+        if (event.getType() == Watcher.Event.EventType.DataWatchRemoved || event.getType() == Watcher.Event.EventType.ChildWatchRemoved) {
+            return; // a watch this session removed itself (its waiter gave up): nothing happened to the node
         }
         if (event.getPath() != null) {
             watchEvents.increment();

@@ -1,6 +1,5 @@
 package io.holdfast.zookeeper;
 
-import io.holdfast.Durations;
 import io.holdfast.LockInfo;
 import io.holdfast.StoreUnavailableException;
 import io.holdfast.spi.Attempt;
@@ -52,18 +51,12 @@ final class ZooKeeperLockStore implements LockStore {
     static final String BACKEND = "zookeeper";
     /** Stores open in this JVM, for tests of this package (session expiry, wake-up counts). */
     static final Set<ZooKeeperLockStore> OPEN = ConcurrentHashMap.newKeySet();
-    /** The first session's timeout: the core's default lease, so a default client needs one session. */
-    private static final long FIRST_SESSION_MS = 30_000;
     private static final long LOCAL_ANSWER_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     final ZooKeeperUri uri;
     private final StoreTraits traits;
     private final long requestTimeoutMs;
-    private final Object sessionLock = new Object();
-    /** Sessions by requested timeout in ms, which is the lease of the holds they carry. */
-    private final ConcurrentHashMap<Long, Session> sessions = new ConcurrentHashMap<>();
-    /** Leases refused because the ensemble granted a shorter session: lease ms to granted ms. */
-    private final ConcurrentHashMap<Long, Integer> refused = new ConcurrentHashMap<>();
+    private final SessionPool pool;
     private final Session first;
     private final ScheduledThreadPoolExecutor timers;
     final NodeReaper reaper;
@@ -82,8 +75,8 @@ final class ZooKeeperLockStore implements LockStore {
         this.requestTimeoutMs = uri.connectTimeout.toMillis();
         this.traits = new StoreTraits("linearizable: the ensemble's leader orders every create and delete by quorum; "
                 + "a hold lives in a ZooKeeper session whose timeout is its lease", true, Duration.ofSeconds(1), Duration.ofSeconds(3), true);
-        this.first = Session.open(uri, FIRST_SESSION_MS, wakeUps, watchEvents);
-        sessions.put(FIRST_SESSION_MS, first);
+        this.pool = new SessionPool(uri, traits.minLease(), wakeUps, watchEvents);
+        this.first = pool.first;
         this.timers = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, "holdfast-zk-leases");
             t.setDaemon(true);
@@ -112,55 +105,18 @@ final class ZooKeeperLockStore implements LockStore {
         return traits;
     }
 
-    // ---------------------------------------------------------------------------------------------
-    // Sessions
-
     /**
      * The session for holds of {@code lease}, opened on first use.
      *
      * @throws IllegalArgumentException if the servers grant no session as long as the lease
      */
     Session sessionFor(Duration lease) {
-        long ms = lease.toMillis();
-        Integer granted = refused.get(ms);
-        if (granted != null) {
-            throw leaseTooLong(lease, granted);
-        }
-        Session s = sessions.get(ms);
-        if (s == null) {
-            synchronized (sessionLock) {
-                s = sessions.get(ms);
-                if (s == null) {
-                    checkOpen();
-                    s = Session.open(uri, ms, wakeUps, watchEvents);
-                    int negotiated = s.negotiatedTimeoutMs();
-                    if (negotiated < ms) {
-                        s.close();
-                        refused.put(ms, negotiated);
-                        throw leaseTooLong(lease, negotiated);
-                    }
-                    sessions.put(ms, s);
-                }
-            }
-        }
-        int negotiated = s.negotiatedTimeoutMs();
-        if (negotiated > 0 && negotiated < ms) {
-            throw leaseTooLong(lease, negotiated); // the ensemble's limit changed since the session was opened
-        }
-        return s;
-    }
-
-    private IllegalArgumentException leaseTooLong(Duration lease, int grantedMs) {
-        return new IllegalArgumentException("lease " + Durations.format(lease) + " is longer than the ZooKeeper session the ensemble at "
-                + uri.address + " grants (" + Durations.format(Duration.ofMillis(grantedMs)) + "; servers cap sessions at their "
-                + "maxSessionTimeout, 20 ticks unless set). A ZooKeeper hold lives only as long as its session, so allowed: a lease of "
-                + Durations.format(traits.minLease()) + " to " + Durations.format(Duration.ofMillis(grantedMs))
-                + ", or raise maxSessionTimeout on the servers");
+        return pool.forLease(lease);
     }
 
     /** The sessions of this store, for tests. */
     Collection<Session> sessions() {
-        return sessions.values();
+        return pool.all();
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -263,7 +219,7 @@ final class ZooKeeperLockStore implements LockStore {
     @Override
     public Set<String> renew(Collection<HoldRef> holds, Duration lease) {
         checkOpen();
-        return renewal.renew(sessions.get(lease.toMillis()), holds, lease);
+        return renewal.renew(pool.existing(lease), holds, lease);
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -297,6 +253,11 @@ final class ZooKeeperLockStore implements LockStore {
             }
         }
         // Not ours, or not known here (another client's owner, a retry after a lost reply): look it up.
+        boolean uncertain = queue.uncertain(ownerId);
+        queue.forgetOwner(ownerId);
+        if (node != null) {
+            queue.forget(node);
+        }
         try {
             ZooKeeper zk = first.zk(requestTimeoutMs);
             List<String> queued = LockNodes.queue(QueueNodes.children(first, zk, dir, what));
@@ -316,13 +277,14 @@ final class ZooKeeperLockStore implements LockStore {
                     }
                 }
             }
-            if (node != null) {
-                queue.forget(node);
-            }
-            queue.forgetOwner(ownerId);
             return freed;
         } catch (KeeperException e) {
             throw first.failure(what, e);
+        } catch (StoreUnavailableException e) {
+            if (uncertain) {
+                reaper.deleteOwner(first, dir, LockNodes.nodePrefix(ownerId)); // its create may have happened
+            }
+            throw e;
         }
     }
 
@@ -413,9 +375,7 @@ final class ZooKeeperLockStore implements LockStore {
         closed = true;
         OPEN.remove(this);
         timers.shutdownNow();
-        for (Session s : sessions.values()) {
-            s.close(); // ends the sessions, so the server deletes their remaining nodes at once
-        }
+        pool.close(); // ends the sessions, so the server deletes their remaining nodes at once
     }
 
     @Override
