@@ -40,10 +40,15 @@ final class LeaderProof {
     }
 
     /** A request of session {@code sid} sent at {@code sentNanos} was answered just now. */
-    synchronized void answered(long sid, long sentNanos) {
+    void answered(long sid, long sentNanos) {
+        answered(sid, sentNanos, System.nanoTime());
+    }
+
+    /** A request of session {@code sid} sent at {@code sentNanos} was answered at {@code answeredNanos}. */
+    synchronized void answered(long sid, long sentNanos, long answeredNanos) {
         switchTo(sid);
         if (answered.isEmpty() || sentNanos - answered.peekLast()[0] > 0) {
-            answered.addLast(new long[] {sentNanos, System.nanoTime()});
+            answered.addLast(new long[] {sentNanos, answeredNanos});
             if (answered.size() > HISTORY) {
                 answered.removeFirst();
             }
