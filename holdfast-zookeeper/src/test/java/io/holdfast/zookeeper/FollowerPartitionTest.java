@@ -44,6 +44,7 @@ class FollowerPartitionTest {
                 });
                 Thread.sleep(lease.toMillis() / 3 + 700); // at least one renewal before the cut
                 assertThat(next.isDone()).as("the contender got the lock while the holder held it").isFalse();
+                assertThat(hold.isValid()).as("the hold before the cut").isTrue();
 
                 ensemble.isolateServer1();
                 long cutAt = System.nanoTime();
