@@ -247,7 +247,7 @@ final class ZooKeeperLockStore implements LockStore {
                 return false;
             } catch (KeeperException e) {
                 throw s.failure(what, e);
-            } catch (StoreUnavailableException e) {
+            } catch (RuntimeException e) { // unreachable, no answer in time, or interrupted while waiting
                 reaper.delete(node.session, node.sessionId, node.path);
                 throw e;
             }
@@ -280,7 +280,7 @@ final class ZooKeeperLockStore implements LockStore {
             return freed;
         } catch (KeeperException e) {
             throw first.failure(what, e);
-        } catch (StoreUnavailableException e) {
+        } catch (RuntimeException e) {
             if (uncertain) {
                 reaper.deleteOwner(first, dir, LockNodes.nodePrefix(ownerId)); // its create may have happened
             }
