@@ -56,12 +56,17 @@ final class Session implements AutoCloseable {
     private final LongAdder watchEvents;
     /** The one watcher of this session's release watches. */
     final Watcher releaseWatcher = this::dispatch;
+    /** What the ensemble's leader is known to have heard from this session. */
+    final LeaderProof proof;
 
     private Session(ZooKeeperUri uri, long timeoutMs, LongAdder wakeUps, LongAdder watchEvents) {
         this.uri = uri;
         this.requestedTimeoutMs = timeoutMs;
         this.wakeUps = wakeUps;
         this.watchEvents = watchEvents;
+        // A ping interval of the leader is tickTime/2; the slack covers a follower busy with other packets.
+        // Never more than a quarter of the lease, so a renewal still fits well within its third of the lease.
+        this.proof = new LeaderProof(Math.min(TimeUnit.MILLISECONDS.toNanos(timeoutMs) / 4, uri.tickTime.toNanos() * 6 / 10));
         int id = SESSIONS.incrementAndGet();
         AtomicInteger threads = new AtomicInteger();
         ThreadFactory daemons = r -> {
@@ -221,9 +226,30 @@ final class Session implements AutoCloseable {
         }
     }
 
+    /** An error answer to {@code what}, as the exception the caller throws (naming a credentials problem as such). */
+    HoldfastException failure(String what, KeeperException e) {
+        if (e.code() == KeeperException.Code.NOAUTH || e.code() == KeeperException.Code.AUTHFAILED
+                || e.code() == KeeperException.Code.INVALIDACL) {
+            return new HoldfastException("ZooKeeper at " + uri.address + " refused to " + what + " (" + e.code() + " on " + e.getPath()
+                    + "): the lock nodes' ACL does not admit " + (uri.user == null ? "clients without credentials" : "user '" + uri.user + "'")
+                    + "; every client of a lock must use the same digest credentials", e);
+        }
+        return new HoldfastException("ZooKeeper at " + uri.address + " failed to " + what + ": " + e.getMessage(), e);
+    }
+
     StoreUnavailableException unavailable(String detail, Throwable cause) {
         return new StoreUnavailableException(ZooKeeperLockStore.BACKEND, uri.address,
                 detail + " (session timeout " + requestedTimeoutMs + " ms)", cause);
+    }
+
+    /**
+     * Sends a {@code sync}: answered only once the server the session is connected to has caught up with
+     * the leader, so it fails on a follower cut off from its leader.
+     */
+    CompletableFuture<Void> sync(ZooKeeper zk) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        zk.sync("/", (rc, path, ctx) -> complete(done, rc, path, null), null);
+        return done;
     }
 
     /** Completes {@code reply} from a ZooKeeper result code. */
@@ -251,7 +277,7 @@ final class Session implements AutoCloseable {
 
         void fire() {
             if (done.compareAndSet(false, true)) {
-                forget(this);
+                forget(this, false);
                 wakeUps.increment();
                 try {
                     onRelease.run();
@@ -261,10 +287,11 @@ final class Session implements AutoCloseable {
             }
         }
 
+        /** Gives up the interest; the last registration for the path also removes the server-side watch. */
         @Override
         public void close() {
             if (done.compareAndSet(false, true)) {
-                forget(this);
+                forget(this, true);
             }
         }
     }
@@ -289,10 +316,28 @@ final class Session implements AutoCloseable {
         return armed[0];
     }
 
-    private void forget(Registration r) {
+    /**
+     * Drops a registration. If it was the last for its path and {@code unwatch}, the server-side watch is
+     * removed too (a waiter that gave up would otherwise leave it on the server until that node goes):
+     * sent while the path's entry is locked, so before the watch a later registration for it sets.
+     */
+    private void forget(Registration r, boolean unwatch) {
         watched.computeIfPresent(r.path, (p, set) -> {
             set.remove(r);
-            return set.isEmpty() ? null : set;
+            if (!set.isEmpty()) {
+                return set;
+            }
+            if (unwatch) {
+                try {
+                    // All data watches of the path: only release watches are set on queue nodes. (Removing one
+                    // watcher object would only check the server's watch and drop it here, not there.)
+                    curator.getZookeeperClient().getZooKeeper().removeAllWatches(p, Watcher.WatcherType.Data, true,
+                            (rc, path, ctx) -> { }, null);
+                } catch (Exception e) {
+                    log.debug("could not remove the watch on {}; it goes when that node does", p, e);
+                }
+            }
+            return null;
         });
     }
 
@@ -322,6 +367,9 @@ final class Session implements AutoCloseable {
                 }
             }
             return;
+        }
+        if (event.getType() == Watcher.Event.EventType.DataWatchRemoved || event.getType() == Watcher.Event.EventType.ChildWatchRemoved) {
+            return; // a watch this session removed itself (its waiter gave up): nothing happened to the node
         }
         if (event.getPath() != null) {
             watchEvents.increment();

@@ -13,7 +13,7 @@ import java.util.Map;
 import java.util.regex.Pattern;
 
 /**
- * A parsed {@code zookeeper://[user:password@]host[:port][,host[:port]...][/base/path][?connectTimeout=5s]}.
+ * A parsed {@code zookeeper://[user:password@]host[:port][,host[:port]...][/base/path][?connectTimeout=5s&tickTime=2s]}.
  * The path is where lock nodes live (default {@value #DEFAULT_BASE}); the credentials, if any, are
  * ZooKeeper digest credentials, and every node Holdfast creates then carries an ACL for them alone.
  */
@@ -23,7 +23,7 @@ final class ZooKeeperUri {
     private static final int DEFAULT_PORT = 2181;
     private static final Pattern HOST = Pattern.compile("[A-Za-z0-9.\\-]+|\\[[0-9A-Fa-f:.]+]");
     private static final Pattern SEGMENT = Pattern.compile("[A-Za-z0-9_\\-.:@+=#]+");
-    private static final String URI_FORM = "zookeeper://[user:password@]host[:port][,host[:port]...][/base/path][?connectTimeout=DURATION]";
+    private static final String URI_FORM = "zookeeper://[user:password@]host[:port][,host[:port]...][/base/path][?connectTimeout=DURATION&tickTime=DURATION]";
 
     /** {@code host:port,host:port}, as the ZooKeeper client takes it. */
     final String connectString;
@@ -33,10 +33,13 @@ final class ZooKeeperUri {
     final String digest;
     final String user;
     final Duration connectTimeout;
+    /** The servers' tickTime: the leader pings its followers every half of it. */
+    final Duration tickTime;
     /** Where the store is, without credentials: {@code host:port,host:port/base}. */
     final String address;
 
-    private ZooKeeperUri(String connectString, String basePath, String user, String digest, Duration connectTimeout) {
+    private ZooKeeperUri(String connectString, String basePath, String user, String digest, Duration connectTimeout, Duration tickTime) {
+        this.tickTime = tickTime;
         this.connectString = connectString;
         this.basePath = basePath;
         this.user = user;
@@ -75,9 +78,10 @@ final class ZooKeeperUri {
             rest = rest.substring(0, q);
         }
         for (String name : params.keySet()) {
-            if (!name.equals("connectTimeout")) {
-                throw bad(uri, "parameter '" + name + "' is unknown; the only one is connectTimeout (how long to wait for a server, "
-                        + "default 5s), and there is no sessionTimeout: each hold's session timeout is its lease");
+            if (!name.equals("connectTimeout") && !name.equals("tickTime")) {
+                throw bad(uri, "parameter '" + name + "' is unknown; the only ones are connectTimeout (how long to wait for a server, "
+                        + "default 5s) and tickTime (the servers' tickTime, default 2s), and there is no sessionTimeout: each hold's "
+                        + "session timeout is its lease");
             }
         }
         String user = null;
@@ -109,7 +113,18 @@ final class ZooKeeperUri {
                 throw bad(uri, "connectTimeout " + Durations.format(connectTimeout) + " is out of range; allowed: 100ms to 5m");
             }
         }
-        return new ZooKeeperUri(connectString, basePath, user, digest, connectTimeout);
+        Duration tickTime = Duration.ofSeconds(2);
+        if (params.containsKey("tickTime")) {
+            try {
+                tickTime = Durations.parse(params.get("tickTime"));
+            } catch (IllegalArgumentException e) {
+                throw bad(uri, "tickTime: " + e.getMessage());
+            }
+            if (tickTime.compareTo(Duration.ofMillis(10)) < 0 || tickTime.compareTo(Duration.ofMinutes(1)) > 0) {
+                throw bad(uri, "tickTime " + Durations.format(tickTime) + " is out of range; allowed: 10ms to 1m");
+            }
+        }
+        return new ZooKeeperUri(connectString, basePath, user, digest, connectTimeout, tickTime);
     }
 
     private static String hosts(String uri, String hosts) {

@@ -12,10 +12,11 @@ class ZooKeeperUriTest {
 
     @Test
     void hostsPortsBasePathAndTimeoutAreRead() {
-        ZooKeeperUri uri = ZooKeeperUri.parse("zookeeper://zk1:2181,zk2,10.0.0.3:2182/apps/locks?connectTimeout=3s");
+        ZooKeeperUri uri = ZooKeeperUri.parse("zookeeper://zk1:2181,zk2,10.0.0.3:2182/apps/locks?connectTimeout=3s&tickTime=500ms");
         assertThat(uri.connectString).isEqualTo("zk1:2181,zk2:2181,10.0.0.3:2182");
         assertThat(uri.basePath).isEqualTo("/apps/locks");
         assertThat(uri.connectTimeout).isEqualTo(Duration.ofSeconds(3));
+        assertThat(uri.tickTime).isEqualTo(Duration.ofMillis(500));
         assertThat(uri.digest).isNull();
         assertThat(uri.address).isEqualTo("zk1:2181,zk2:2181,10.0.0.3:2182/apps/locks");
     }
@@ -26,6 +27,7 @@ class ZooKeeperUriTest {
         assertThat(uri.connectString).isEqualTo("127.0.0.1:2181");
         assertThat(uri.basePath).isEqualTo("/holdfast");
         assertThat(uri.connectTimeout).isEqualTo(Duration.ofSeconds(5));
+        assertThat(uri.tickTime).isEqualTo(Duration.ofSeconds(2));
         assertThat(ZooKeeperUri.parse("zookeeper://127.0.0.1:2181/").basePath).isEqualTo("/holdfast");
     }
 
@@ -44,7 +46,7 @@ class ZooKeeperUriTest {
     void badUrisSayWhatIsAllowed() {
         for (String bad : List.of("zookeeper://", "zookeeper:///x", "zookeeper://h:0", "zookeeper://h:abc", "zookeeper://h,/x",
                 "zookeeper://bad host", "zookeeper://h/a//b", "zookeeper://h/a/../b", "zookeeper://h/zookeeper/x",
-                "zookeeper://h?sessionTimeout=10s", "zookeeper://h?connectTimeout=1h", "zookeeper://h?connectTimeout=soon",
+                "zookeeper://h?sessionTimeout=10s", "zookeeper://h?connectTimeout=1h", "zookeeper://h?tickTime=5ms", "zookeeper://h?tickTime=2m", "zookeeper://h?connectTimeout=soon",
                 "zookeeper://user@h", "zookeeper://h/a b")) {
             assertThatThrownBy(() -> ZooKeeperUri.parse(bad)).as(bad).isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("allowed");
