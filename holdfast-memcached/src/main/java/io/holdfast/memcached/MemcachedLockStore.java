@@ -6,6 +6,7 @@ import io.holdfast.StoreUnavailableException;
 import io.holdfast.spi.Attempt;
 import io.holdfast.spi.HoldRef;
 import io.holdfast.spi.LockStore;
+import io.holdfast.spi.Renewals;
 import io.holdfast.spi.StoreTraits;
 import net.rubyeye.xmemcached.CommandFactory;
 import net.rubyeye.xmemcached.MemcachedClient;
@@ -225,13 +226,15 @@ final class MemcachedLockStore implements LockStore {
     /**
      * One round trip reads every lock ({@code gets}); a second writes back, with {@code cas} and the new
      * expiry, each one whose value still names its owner. A lock that changed in between is read once more.
-     * Locks on a server that cannot be reached are not renewed (unless no server can be reached: then the
-     * call fails and the core retries until the holds' deadlines).
+     * Locks on a server that cannot be reached are unknown: the core retries them until their deadlines,
+     * while the holds on servers that answered are renewed or reported gone (if no server answers at all,
+     * the call fails as a whole).
      */
     @Override
-    public Set<String> renew(Collection<HoldRef> holds, Duration lease) {
+    public Renewals renewEach(Collection<HoldRef> holds, Duration lease) {
         int expiry = expirySeconds(lease);
         Set<String> renewed = new HashSet<>();
+        Set<String> gone = new HashSet<>();
         List<HoldRef> pending = new ArrayList<>(holds);
         String what = "renew " + holds.size() + " lease(s)";
         RuntimeException firstFailure = null;
@@ -257,6 +260,8 @@ final class MemcachedLockStore implements LockStore {
                 if (current != null && LockValue.decode(current.getData()).ownedBy(hold.ownerId())) {
                     String same = new String(current.getData(), StandardCharsets.UTF_8);
                     writes.put(hold, write.cas(keys.lock(hold.name()), expiry, same, current.getCas()));
+                } else {
+                    gone.add(hold.ownerId()); // its server answered: the key is gone or another owner's
                 }
             }
             write.awaitEach();
@@ -278,10 +283,21 @@ final class MemcachedLockStore implements LockStore {
             throw firstFailure;
         }
         if (failed > 0) {
-            log.warn("{} of {} lease(s) on {} could not be renewed ({}); the others were", failed, holds.size(), uri.address,
-                    firstFailure.getMessage());
+            log.warn("{} of {} lease(s) on {} got no answer ({}); they are retried until their deadlines", failed, holds.size(),
+                    uri.address, firstFailure.getMessage());
         }
-        return renewed;
+        return new Renewals(renewed, gone); // the rest (a server that failed, a value that kept changing) is unknown
+    }
+
+    /** As {@link #renewEach}; throws if a server did not answer, so no unanswered hold is called gone. */
+    @Override
+    public Set<String> renew(Collection<HoldRef> holds, Duration lease) {
+        Renewals r = renewEach(holds, lease);
+        if (r.renewed().size() + r.notHeld().size() < holds.size()) {
+            throw new StoreUnavailableException(backend(), uri.address, "a server did not answer the renewal of some of "
+                    + holds.size() + " lease(s)", null);
+        }
+        return r.renewed();
     }
 
     /** {@code gets}, then {@code delete} with its CAS id if the value names {@code ownerId}: never a blind delete. */

@@ -115,6 +115,30 @@ final class MemcachedServer implements AutoCloseable {
         launch();
     }
 
+    /** SIGSTOP: the server stops in its tracks, keeping its data and its sockets (nothing is answered). */
+    void pause() {
+        signal("-STOP");
+    }
+
+    /** SIGCONT after {@link #pause()}. */
+    void resume() {
+        signal("-CONT");
+    }
+
+    private void signal(String signal) {
+        try {
+            Process kill = new ProcessBuilder("kill", signal, Long.toString(process.pid())).inheritIO().start();
+            if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+                throw new IllegalStateException("kill " + signal + " " + process.pid() + " failed");
+            }
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+
     /** SIGKILL, and waits until the process is gone. */
     void stop() {
         if (process != null && process.isAlive()) {

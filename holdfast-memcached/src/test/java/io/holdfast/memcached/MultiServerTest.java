@@ -57,6 +57,51 @@ class MultiServerTest {
         return onA ? a : onB ? b : null;
     }
 
+    /**
+     * Review finding M3: one server that does not answer a renewal for a moment (SIGSTOP across a renewal,
+     * shorter than the lease) leaves its holds unknown, retried until their deadlines: they are not
+     * reported lost while the holds on the server that answered are renewed.
+     */
+    @Test
+    @Timeout(120)
+    void aServerPausedAcrossARenewalLeavesItsHoldsValid() throws Exception {
+        String onA = null;
+        String onB = null;
+        try (Holdfast holdfast = Holdfast.connect(uri())) {
+            for (int i = 0; i < 40 && (onA == null || onB == null); i++) {
+                String name = "paused/" + run + "/" + i;
+                holdfast.lock(name).acquire(Duration.ofSeconds(5)).close();
+                if (home("multi:token:" + name) == a) {
+                    onA = onA == null ? name : onA;
+                } else {
+                    onB = onB == null ? name : onB;
+                }
+            }
+        }
+        assertThat(onA).isNotNull();
+        assertThat(onB).isNotNull();
+        Duration lease = Duration.ofSeconds(6);
+        try (Holdfast holdfast = Holdfast.connect(uri())) {
+            Hold keeps = holdfast.lock(onA, lease, true).acquire(Duration.ofSeconds(5));
+            Hold paused = holdfast.lock(onB, lease, true).acquire(Duration.ofSeconds(5));
+            List<String> losses = new java.util.concurrent.CopyOnWriteArrayList<>();
+            paused.onLost((h, why) -> losses.add(why));
+            Thread.sleep(500);
+            b.pause(); // across the renewal due 2 s after the acquire
+            try {
+                Thread.sleep(2_500);
+                assertThat(paused.isValid()).as("hold on the paused server, within its lease (losses: %s)", losses).isTrue();
+            } finally {
+                b.resume();
+            }
+            Thread.sleep(4_000); // the retried renewal lands; later rounds renew it again
+            assertThat(paused.isValid()).as("hold on the server that answered again (losses: %s)", losses).isTrue();
+            assertThat(keeps.isValid()).isTrue();
+            paused.close();
+            keeps.close();
+        }
+    }
+
     @Test
     @Timeout(120)
     void locksLiveOnOneServerEachAndLosingItLosesOnlyItsLocks() throws Exception {
