@@ -371,8 +371,10 @@ final class Acquisition {
                 deadlineTimer.cancel(false);
                 deadlineTimer = null;
             }
-            closeQuietly(watch);
-            watch = null;
+            if (watch != null) {
+                closeOutsideLock(watch); // may be a store call: never under this monitor
+                watch = null;
+            }
         }
         if (pollTimer != null && next != State.WAITING || next == State.DONE && (deadlineTimer != null || watch != null)) {
             throw Invariants.violated("acquisition of '" + handle.name + "': a timer or watch left entering " + next);
@@ -404,6 +406,14 @@ final class Acquisition {
             return handle.client.timers.schedule(task, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException e) {
             return null;
+        }
+    }
+
+    private void closeOutsideLock(AutoCloseable c) {
+        try {
+            handle.client.io.execute(() -> closeQuietly(c));
+        } catch (RejectedExecutionException e) {
+            closeQuietly(c); // the client is closing; its store closes every watch anyway
         }
     }
 

@@ -25,18 +25,33 @@ import java.util.concurrent.TimeUnit;
  * {@link Error} thrown by a store) the next round is scheduled: renewal never stops silently. Deadlines
  * are not the renewer's business: each {@link Lease} watches its own, so a round stuck in a store call
  * cannot delay a loss.
+ *
+ * <pre>
+ *   IDLE ──add──▶ SCHEDULED ──due──▶ RUNNING ──round ends, leases left──▶ SCHEDULED
+ *                     ▲ add (earlier)    │ add: remembered, scheduled when the round ends
+ *                                        └──round ends, no lease left──▶ IDLE
+ *   any ──client closed──▶ STOPPED
+ * </pre>
+ * Invariant: a round is scheduled exactly in SCHEDULED, and at most one round runs at a time.
  */
 final class Renewer {
     private static final Logger log = LoggerFactory.getLogger(Renewer.class);
     static final int BATCH = 500;
     static final String NOT_HELD = "the store no longer has this hold: it expired, was force-released, or another owner took the lock";
 
+    enum State { IDLE, SCHEDULED, RUNNING, STOPPED }
+
     private final HoldfastClient client;
     private final ScheduledThreadPoolExecutor thread;
     private final Set<Lease> leases = ConcurrentHashMap.newKeySet();
-    // Guarded by this: the next round, if one is scheduled, and when.
+    // Guarded by this.
+    private State state = State.IDLE;
     private ScheduledFuture<?> next;
     private long nextAtNanos;
+    /** While RUNNING: the earliest time an added lease asked for, if any. */
+    private Long requestedAtNanos;
+    /** Which scheduled round is the current one; a replaced round that starts anyway does nothing. */
+    private long generation;
 
     Renewer(HoldfastClient client, ThreadFactory factory) {
         this.client = client;
@@ -46,7 +61,7 @@ final class Renewer {
 
     void add(Lease lease) {
         leases.add(lease);
-        schedule(lease.nextRenewAtNanos);
+        requestRoundBy(lease.nextRenewAtNanos);
     }
 
     void remove(Lease lease) {
@@ -54,52 +69,88 @@ final class Renewer {
     }
 
     /** Makes sure a round runs no later than {@code atNanos}. */
-    private synchronized void schedule(long atNanos) {
-        if (next != null && !next.isDone() && nextAtNanos - atNanos <= 0) {
-            return;
-        }
-        if (next != null) {
-            next.cancel(false);
-        }
-        nextAtNanos = atNanos;
-        try {
-            next = thread.schedule(this::round, Math.max(0, atNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
-        } catch (RejectedExecutionException e) {
-            next = null; // shut down with the client
+    private synchronized void requestRoundBy(long atNanos) {
+        switch (state) {
+            case IDLE -> scheduleAt(atNanos);
+            case SCHEDULED -> {
+                if (atNanos - nextAtNanos < 0) {
+                    next.cancel(false);
+                    scheduleAt(atNanos);
+                }
+            }
+            case RUNNING -> requestedAtNanos = requestedAtNanos == null || atNanos - requestedAtNanos < 0 ? atNanos : requestedAtNanos;
+            case STOPPED -> { }
         }
     }
 
-    private void round() {
-        synchronized (this) {
+    // Called under this; enters SCHEDULED (or STOPPED if the thread is gone).
+    private void scheduleAt(long atNanos) {
+        long mine = ++generation;
+        try {
+            next = thread.schedule(() -> round(mine), Math.max(0, atNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+            nextAtNanos = atNanos;
+            state = State.SCHEDULED;
+        } catch (RejectedExecutionException e) {
             next = null;
+            state = State.STOPPED;
+        }
+    }
+
+    private void round(long scheduled) {
+        synchronized (this) {
+            if (state != State.SCHEDULED || scheduled != generation) {
+                return; // stopped, or a round that was replaced by an earlier one
+            }
+            state = State.RUNNING;
+            next = null;
+            requestedAtNanos = null;
         }
         try {
-            long now = System.nanoTime();
-            Map<Duration, List<Lease>> due = new HashMap<>();
-            for (Lease lease : leases) {
-                if (!lease.isValid()) {
-                    leases.remove(lease); // its deadline passed (now lost) or it was released
-                } else if (lease.nextRenewAtNanos - now <= lease.leaseNanos / 6) {
-                    due.computeIfAbsent(lease.lease, d -> new ArrayList<>()).add(lease);
-                }
-            }
-            for (Map.Entry<Duration, List<Lease>> group : due.entrySet()) {
-                List<Lease> all = group.getValue();
-                for (int from = 0; from < all.size(); from += BATCH) {
-                    renew(group.getKey(), all.subList(from, Math.min(all.size(), from + BATCH)));
-                }
-            }
+            renewDue();
         } finally {
-            long earliest = 0;
-            boolean any = false;
-            for (Lease lease : leases) {
-                if (!any || lease.nextRenewAtNanos - earliest < 0) {
-                    earliest = lease.nextRenewAtNanos;
-                    any = true;
-                }
+            roundEnded();
+        }
+    }
+
+    private void renewDue() {
+        long now = System.nanoTime();
+        Map<Duration, List<Lease>> due = new HashMap<>();
+        for (Lease lease : leases) {
+            if (!lease.isValid()) {
+                leases.remove(lease); // its deadline passed (now lost) or it was released
+            } else if (lease.nextRenewAtNanos - now <= lease.leaseNanos / 6) {
+                due.computeIfAbsent(lease.lease, d -> new ArrayList<>()).add(lease);
+            }
+        }
+        for (Map.Entry<Duration, List<Lease>> group : due.entrySet()) {
+            List<Lease> all = group.getValue();
+            for (int from = 0; from < all.size(); from += BATCH) {
+                renew(group.getKey(), all.subList(from, Math.min(all.size(), from + BATCH)));
+            }
+        }
+    }
+
+    private void roundEnded() {
+        long earliest = 0;
+        boolean any = false;
+        for (Lease lease : leases) {
+            if (!any || lease.nextRenewAtNanos - earliest < 0) {
+                earliest = lease.nextRenewAtNanos;
+                any = true;
+            }
+        }
+        synchronized (this) {
+            if (state != State.RUNNING) {
+                return; // stopped meanwhile
+            }
+            if (requestedAtNanos != null && (!any || requestedAtNanos - earliest < 0)) {
+                earliest = requestedAtNanos;
+                any = true;
             }
             if (any) {
-                schedule(earliest);
+                scheduleAt(earliest);
+            } else {
+                state = State.IDLE;
             }
         }
     }
@@ -140,6 +191,13 @@ final class Renewer {
     }
 
     void shutdown() {
+        synchronized (this) {
+            state = State.STOPPED;
+            if (next != null) {
+                next.cancel(false);
+                next = null;
+            }
+        }
         thread.shutdownNow();
     }
 }

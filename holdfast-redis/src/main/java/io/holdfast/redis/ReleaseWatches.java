@@ -19,21 +19,23 @@ import java.util.function.Consumer;
  *
  * <p>A channel stays subscribed for {@link #LINGER} after its last watcher leaves, so a client that waits
  * on the same lock again (the usual case: take, release, take again) is subscribed before its first
- * attempt can queue it; idle channels are unsubscribed by later calls. A wake-up for a name nobody here
+ * attempt can queue it; then a timer unsubscribes it if it is still idle (one timer per idle period, no
+ * scan of other names). A wake-up for a name nobody here
  * waits for any more (the waiter gave up in between) is passed on to the next queued client at once. After Lettuce re-subscribes a channel on a new connection, every
  * watcher of that name is woken, since releases during the outage were not heard.
  */
 final class ReleaseWatches implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ReleaseWatches.class);
     /** How long a channel stays subscribed without watchers. */
-    static final long LINGER_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
-    /** {@link #LINGER_NANOS} for documentation links. */
-    static final java.time.Duration LINGER = java.time.Duration.ofNanos(LINGER_NANOS);
+    static final java.time.Duration LINGER = java.time.Duration.ofSeconds(30);
+    /** The linger of stores opened from now on; tests shorten it. */
+    static volatile long lingerNanos = LINGER.toNanos();
 
     private final RedisConnection connection;
     private final LockKeys keys;
     private final String clientId;
     private final Consumer<String> unclaimed;
+    private final long linger = lingerNanos;
     // Guarded by this.
     private final Map<String, Watched> byName = new HashMap<>();
     private StatefulRedisPubSubConnection<String, String> pubSub;
@@ -43,8 +45,8 @@ final class ReleaseWatches implements AutoCloseable {
         final List<Consumer<String>> watchers = new CopyOnWriteArrayList<>();
         boolean confirmed;
         volatile boolean woken;
-        /** When the last watcher left (System.nanoTime), while it has none. */
-        long idleSince;
+        /** Counts idle periods; a drop timer acts only on the period it was set for. */
+        long idlePeriod;
     }
 
     /**
@@ -65,7 +67,6 @@ final class ReleaseWatches implements AutoCloseable {
                 return () -> { };
             }
             StatefulRedisPubSubConnection<String, String> ps = pubSubLocked();
-            dropIdleLocked(name);
             Watched w = byName.get(name);
             if (w == null) {
                 w = new Watched();
@@ -81,30 +82,31 @@ final class ReleaseWatches implements AutoCloseable {
     }
 
     private void unwatch(String name, String channel, Consumer<String> onRelease) {
+        long period;
         synchronized (this) {
             Watched w = byName.get(name);
             if (w == null || !w.watchers.remove(onRelease) || !w.watchers.isEmpty()) {
                 return;
             }
-            w.idleSince = System.nanoTime(); // stays subscribed for a while: the next wait on it is covered at once
-            dropIdleLocked(name);
+            period = ++w.idlePeriod; // stays subscribed for a while: the next wait on it is covered at once
         }
+        java.util.concurrent.CompletableFuture.delayedExecutor(linger, java.util.concurrent.TimeUnit.NANOSECONDS)
+                .execute(() -> dropIfStillIdle(name, channel, period));
     }
 
-    /** Unsubscribes channels without watchers for longer than the linger time (except {@code keep}). */
-    private void dropIdleLocked(String keep) {
-        long now = System.nanoTime();
-        var it = byName.entrySet().iterator();
-        while (it.hasNext()) {
-            var e = it.next();
-            Watched w = e.getValue();
-            if (w.watchers.isEmpty() && !e.getKey().equals(keep) && now - w.idleSince > LINGER_NANOS) {
-                it.remove();
-                if (!closed && pubSub != null) {
-                    pubSub.async().sunsubscribe(keys.wakeChannel(e.getKey(), clientId)).exceptionally(x -> null);
-                }
+    /** Unsubscribes {@code name}'s channel if it has had no watcher since idle period {@code period} began. */
+    private void dropIfStillIdle(String name, String channel, long period) {
+        synchronized (this) {
+            Watched w = byName.get(name);
+            if (w == null || !w.watchers.isEmpty() || w.idlePeriod != period) {
+                return; // watched again meanwhile (a later idle period has its own timer)
+            }
+            byName.remove(name);
+            if (closed || pubSub == null) {
+                return;
             }
         }
+        pubSub.async().sunsubscribe(channel).exceptionally(x -> null);
     }
 
     private StatefulRedisPubSubConnection<String, String> pubSubLocked() {
