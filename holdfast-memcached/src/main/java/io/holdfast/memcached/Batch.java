@@ -155,6 +155,15 @@ final class Batch {
         return c.getResult() instanceof CachedData data ? data : null;
     }
 
+    /**
+     * Whether an incr with an initial value lost the race to create its counter: two clients' first incr
+     * of an absent counter at once, where the server creates it for one and answers the other that it
+     * exists (a {@code false} result). The counter exists now; the incr can be sent again.
+     */
+    static boolean lostCreateRace(Command c) {
+        return Boolean.FALSE.equals(c.getResult());
+    }
+
     /** The counter an incr returned. */
     static long number(Command c) {
         if (c.getResult() instanceof Long n) {

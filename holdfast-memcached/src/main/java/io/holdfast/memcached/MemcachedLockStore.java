@@ -181,6 +181,9 @@ final class MemcachedLockStore implements LockStore {
             Command incr = batch.incr(keys.token(name), tokens.seed(name));
             Command gets = batch.gets(lockKey);
             batch.await();
+            if (Batch.lostCreateRace(incr) && pass < PASSES) {
+                continue; // the counter was created by another client's first incr just now: again (our add is ours)
+            }
             long issued = Batch.number(incr);
             CachedData current = Batch.value(gets);
             if (current == null) {
