@@ -146,7 +146,11 @@ public final class TortureRunner {
             scheduler = new Thread(this::scheduleFaults, "torture-faults");
             scheduler.setDaemon(true);
             scheduler.start();
-            sleepUntil(endAtNanos);
+            long end;
+            do { // the scheduler may move the end later, so that every fault gets its turn
+                end = endAtNanos;
+                sleepUntil(end);
+            } while (end != endAtNanos && !stopping);
             stopping = true;
             scheduler.join(Duration.ofMinutes(3).toMillis());
             endMicros = Event.now();
@@ -266,35 +270,49 @@ public final class TortureRunner {
         if (order.isEmpty()) {
             return;
         }
-        List<Fault> skipped = new ArrayList<>();
+        // A fault this run cannot inject is reported as such up front, whatever share of the schedule a busy
+        // machine lets the others take.
+        for (Fault f : List.copyOf(order)) {
+            String why = whyNot(f);
+            if (why != null) {
+                order.remove(f);
+                long now = Event.now();
+                faults.add(new FaultWindow(f, now, now, "", 0, "", why));
+                progress.accept("torture: skipping " + f.label() + ": " + why);
+            }
+        }
+        if (order.isEmpty()) {
+            return;
+        }
+        // Every fault asked for gets one turn however slow the machine: a run that would end before a fault's
+        // first turn is extended for it, up to three times its duration.
+        long latestEnd = endAtNanos + 2 * settings.duration().toNanos();
+        java.util.Set<Fault> hadTurn = java.util.EnumSet.noneOf(Fault.class);
         try {
             Duration warmUp = min(Duration.ofSeconds(2), settings.duration().dividedBy(5));
             sleepUntil(System.nanoTime() + warmUp.toNanos());
             int i = 0;
-            while (!stopping && skipped.size() < order.size()) {
+            while (!stopping) {
                 Fault f = order.get(i++ % order.size());
-                String why = whyNot(f);
-                if (why != null) {
-                    if (!skipped.contains(f)) {
-                        skipped.add(f);
-                        long now = Event.now();
-                        faults.add(new FaultWindow(f, now, now, "", 0, "", why));
-                        progress.accept("torture: skipping " + f.label() + ": " + why);
-                    }
-                    continue;
-                }
                 long needed = expectedLength(f).plus(recovery()).toNanos();
-                if (endAtNanos - System.nanoTime() < needed) {
-                    return;
+                long now = System.nanoTime();
+                if (endAtNanos - now < needed) {
+                    if (hadTurn.contains(f) || now + needed - latestEnd > 0) {
+                        return;
+                    }
+                    endAtNanos = now + needed;
+                    progress.accept("torture: running " + Durations.format(Duration.ofNanos(needed)) + " longer so that "
+                            + f.label() + " gets its turn");
                 }
+                hadTurn.add(f);
                 FaultWindow w;
                 try {
                     w = inject(f);
                 } catch (InterruptedException e) {
                     throw e;
                 } catch (Exception e) {
-                    long now = Event.now();
-                    faults.add(new FaultWindow(f, now, now, "", 0, "", "failed, and no further fault was injected: " + e));
+                    long at = Event.now();
+                    faults.add(new FaultWindow(f, at, at, "", 0, "", "failed, and no further fault was injected: " + e));
                     progress.accept("torture: " + f.label() + " failed; no further fault: " + e);
                     return;
                 }
