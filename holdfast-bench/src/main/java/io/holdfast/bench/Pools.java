@@ -6,12 +6,12 @@ import com.zaxxer.hikari.HikariDataSource;
 import java.time.Duration;
 
 /** Connection pools for the incumbents, sized like Holdfast's own. */
-final class Pools {
+public final class Pools {
     private Pools() {
     }
 
     /** A HikariCP pool of {@link HoldfastContender#POOL_SIZE} connections, opened through {@code DriverManager}. */
-    static HikariDataSource newPool(String jdbcUrl, String name) {
+    public static HikariDataSource newPool(String jdbcUrl, String name) {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(jdbcUrl);
         config.setPoolName(name);

@@ -25,8 +25,8 @@ import java.util.regex.Pattern;
  * a Spring context would. Each client is its own registry and repository (its own client id), as
  * separate processes would be; its lock TTL is the lease.
  */
-final class SpringIntegrationContender implements Contender {
-    static final String PREFIX = "BENCH_INT_";
+public final class SpringIntegrationContender implements Contender {
+    public static final String PREFIX = "BENCH_INT_";
     static final String TABLE = PREFIX + "LOCK";
 
     private final String jdbcUrl;
@@ -55,7 +55,7 @@ final class SpringIntegrationContender implements Contender {
     }
 
     /** The {@code INT_LOCK} DDL shipped in the spring-integration-jdbc jar, renamed to the benchmark's table. */
-    static String lockTableDdl() {
+    public static String lockTableDdl() {
         String script;
         try (InputStream in = DefaultLockRepository.class.getResourceAsStream("/org/springframework/integration/jdbc/schema-postgresql.sql")) {
             if (in == null) {

@@ -26,7 +26,7 @@ import java.util.stream.Stream;
  * temporary directory, etcd's default timing (100 ms heartbeats, 1 s elections). Each member runs under a
  * shell that kills it when this JVM goes away.
  */
-final class EtcdServers implements AutoCloseable {
+public final class EtcdServers implements AutoCloseable {
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     private final Path dir;
@@ -39,7 +39,7 @@ final class EtcdServers implements AutoCloseable {
     }
 
     /** Starts {@code size} members and waits until each answers healthy. */
-    static EtcdServers start(int size) throws Exception {
+    public static EtcdServers start(int size) throws Exception {
         for (int attempt = 1; ; attempt++) {
             EtcdServers s = new EtcdServers(Files.createTempDirectory("holdfast-bench-etcd-"));
             try {
@@ -110,7 +110,7 @@ final class EtcdServers implements AutoCloseable {
     }
 
     /** {@code host:port} of every member's client URL. */
-    List<String> endpoints() {
+    public List<String> endpoints() {
         return clientPorts.stream().map(p -> "127.0.0.1:" + p).toList();
     }
 

@@ -1,0 +1,112 @@
+package io.holdfast.bench.shared;
+
+import org.redisson.Redisson;
+import org.redisson.api.RLock;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.integration.redis.util.RedisLockRegistry;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Lock;
+
+/** The Redis incumbents, each one client shared by every thread: Redisson's RLock and Spring's RedisLockRegistry. */
+final class RedisLibraries {
+    /** Lease (watchdog timeout, expireAfter) of every hold: long enough never to need renewal in a measurement. */
+    static final Duration LEASE = Duration.ofSeconds(30);
+
+    private RedisLibraries() {
+    }
+
+    /** One {@code RedissonClient}; an {@code RLock} is owned by a thread, so each thread is its own owner. */
+    static SharedLockLibrary redisson(String host, int port) {
+        return new SharedLockLibrary() {
+            @Override
+            public String name() {
+                return "Redisson " + Versions.of("redisson") + " RLock";
+            }
+
+            @Override
+            public String howItIsUsed() {
+                return "one `RedissonClient` (4 command connections, 2 for pub/sub, as the Redis rows); each thread calls "
+                        + "`redisson.getLock(name).tryLock(wait)` and `unlock()`; waiters subscribe to the lock's channel";
+            }
+
+            @Override
+            public Locker open() {
+                Config config = new Config();
+                config.useSingleServer().setAddress("redis://" + host + ":" + port).setConnectionMinimumIdleSize(1)
+                        .setConnectionPoolSize(4).setSubscriptionConnectionMinimumIdleSize(1).setSubscriptionConnectionPoolSize(2);
+                config.setLockWatchdogTimeout(LEASE.toMillis());
+                config.setThreads(2);
+                config.setNettyThreads(4);
+                RedissonClient redisson = Redisson.create(config);
+                return new Locker() {
+                    @Override
+                    public Object acquire(String lockName, Duration wait) throws InterruptedException {
+                        RLock lock = redisson.getLock("bench-shared-redisson:" + lockName);
+                        return lock.tryLock(wait.toMillis(), TimeUnit.MILLISECONDS) ? lock : null;
+                    }
+
+                    @Override
+                    public void release(Object held) {
+                        ((RLock) held).unlock();
+                    }
+
+                    @Override
+                    public void close() {
+                        redisson.shutdown(0, 2, TimeUnit.SECONDS);
+                    }
+                };
+            }
+        };
+    }
+
+    /** One {@code RedisLockRegistry} in its pub/sub mode, on one Lettuce connection factory. */
+    static SharedLockLibrary spring(String host, int port) {
+        return new SharedLockLibrary() {
+            @Override
+            public String name() {
+                return "Spring Integration " + Versions.of("spring-integration") + " RedisLockRegistry (PUB_SUB_LOCK)";
+            }
+
+            @Override
+            public String howItIsUsed() {
+                return "one registry; each thread calls `registry.obtain(name).tryLock(wait)` and `unlock()`; the registry's "
+                        + "local lock per name queues the process's threads, the one in front waits on the unlock channel";
+            }
+
+            @Override
+            public Locker open() {
+                LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(host, port));
+                factory.afterPropertiesSet();
+                factory.start();
+                RedisLockRegistry registry = new RedisLockRegistry(factory, "bench-shared-spring", LEASE.toMillis());
+                registry.setRedisLockType(RedisLockRegistry.RedisLockType.PUB_SUB_LOCK);
+                return new Locker() {
+                    @Override
+                    public Object acquire(String lockName, Duration wait) throws InterruptedException {
+                        Lock lock = registry.obtain(lockName);
+                        return lock.tryLock(wait.toMillis(), TimeUnit.MILLISECONDS) ? lock : null;
+                    }
+
+                    @Override
+                    public void release(Object held) {
+                        ((Lock) held).unlock();
+                    }
+
+                    @Override
+                    public void close() {
+                        try {
+                            registry.destroy();
+                        } finally {
+                            factory.destroy();
+                        }
+                    }
+                };
+            }
+        };
+    }
+}
