@@ -297,9 +297,10 @@ final class Lease {
                     sleepUninterruptibly(50L * attempt * attempt);
                 }
             }
+            GiveBack.start(client, name, ownerId, lease); // keeps trying in the background, for as long as the lease
             throw new StoreUnavailableException(last.backend(), last.address(),
                     "could not release '" + name + "' after " + RELEASE_TRIES + " tries; it frees when its lease of "
-                            + Durations.format(lease) + " runs out", last);
+                            + Durations.format(lease) + " runs out, or sooner if a retry in the background reaches the store", last);
         } finally {
             if (interrupted) {
                 Thread.currentThread().interrupt();
