@@ -115,28 +115,14 @@ final class MemcachedServer implements AutoCloseable {
         launch();
     }
 
-    /** SIGSTOP: the server stops in its tracks, keeping its data and its sockets (nothing is answered). */
+    /** SIGSTOP: the server stops in its tracks (its data and sockets stay, nothing is read or answered). */
     void pause() {
-        signal("-STOP");
+        io.holdfast.testkit.Pause.freeze(process);
     }
 
     /** SIGCONT after {@link #pause()}. */
     void resume() {
-        signal("-CONT");
-    }
-
-    private void signal(String signal) {
-        try {
-            Process kill = new ProcessBuilder("kill", signal, Long.toString(process.pid())).inheritIO().start();
-            if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
-                throw new IllegalStateException("kill " + signal + " " + process.pid() + " failed");
-            }
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
-        }
+        io.holdfast.testkit.Pause.thaw(process);
     }
 
     /** SIGKILL, and waits until the process is gone. */

@@ -227,28 +227,14 @@ final class RedisServer implements AutoCloseable {
         return 0;
     }
 
-    /** SIGSTOP: the server stops in its tracks (its sockets stay open, nothing is read or answered). */
+    /** SIGSTOP: the server stops in its tracks (its data and sockets stay, nothing is read or answered). */
     void pause() {
-        signal("-STOP");
+        io.holdfast.testkit.Pause.freeze(process);
     }
 
     /** SIGCONT after {@link #pause()}. */
     void resume() {
-        signal("-CONT");
-    }
-
-    private void signal(String signal) {
-        try {
-            Process kill = new ProcessBuilder("kill", signal, Long.toString(process.pid())).inheritIO().start();
-            if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
-                throw new IllegalStateException("kill " + signal + " " + process.pid() + " failed");
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
-        }
+        io.holdfast.testkit.Pause.thaw(process);
     }
 
     /** SIGKILL: the server dies at once, without saving or telling anyone. */

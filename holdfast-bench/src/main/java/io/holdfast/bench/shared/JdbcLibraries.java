@@ -18,8 +18,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Lock;
 
 /**
  * The PostgreSQL incumbents, each one instance shared by every thread: Spring Integration's {@code JdbcLockRegistry}
@@ -69,27 +67,13 @@ final class JdbcLibraries {
                 repository.start();
                 JdbcLockRegistry registry = new JdbcLockRegistry(repository);
                 registry.setIdleBetweenTries(idleBetweenTries);
-                return new Locker() {
-                    @Override
-                    public Object acquire(String lockName, Duration wait) throws InterruptedException {
-                        Lock lock = registry.obtain(lockName);
-                        return lock.tryLock(wait.toNanos(), TimeUnit.NANOSECONDS) ? lock : null;
+                return new SpringRegistryLocker(registry, () -> {
+                    try {
+                        repository.close(); // deletes whatever this client still holds
+                    } finally {
+                        pool.close();
                     }
-
-                    @Override
-                    public void release(Object held) {
-                        ((Lock) held).unlock();
-                    }
-
-                    @Override
-                    public void close() {
-                        try {
-                            repository.close(); // deletes whatever this client still holds
-                        } finally {
-                            pool.close();
-                        }
-                    }
-                };
+                });
             }
         };
     }

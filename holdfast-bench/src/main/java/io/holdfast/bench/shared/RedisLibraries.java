@@ -10,7 +10,6 @@ import org.springframework.integration.redis.util.RedisLockRegistry;
 
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Lock;
 
 /** The Redis incumbents, each one client shared by every thread: Redisson's RLock and Spring's RedisLockRegistry. */
 final class RedisLibraries {
@@ -85,27 +84,13 @@ final class RedisLibraries {
                 factory.start();
                 RedisLockRegistry registry = new RedisLockRegistry(factory, "bench-shared-spring", LEASE.toMillis());
                 registry.setRedisLockType(RedisLockRegistry.RedisLockType.PUB_SUB_LOCK);
-                return new Locker() {
-                    @Override
-                    public Object acquire(String lockName, Duration wait) throws InterruptedException {
-                        Lock lock = registry.obtain(lockName);
-                        return lock.tryLock(wait.toMillis(), TimeUnit.MILLISECONDS) ? lock : null;
+                return new SpringRegistryLocker(registry, () -> {
+                    try {
+                        registry.destroy();
+                    } finally {
+                        factory.destroy();
                     }
-
-                    @Override
-                    public void release(Object held) {
-                        ((Lock) held).unlock();
-                    }
-
-                    @Override
-                    public void close() {
-                        try {
-                            registry.destroy();
-                        } finally {
-                            factory.destroy();
-                        }
-                    }
-                };
+                });
             }
         };
     }
