@@ -71,4 +71,16 @@ class InputMessagesTest {
                 .hasMessageContaining("no backend module is on the class path")
                 .hasMessageContaining("holdfast-jdbc");
     }
+
+    @Test
+    void nearMissesOfKnownParametersAreFound() {
+        java.util.List<String> known = java.util.List.of("table", "poolSize", "mode", "busyTimeout", "prefix", "db");
+        assertThat(Uris.nearMiss("tabel", known)).isEqualTo("table");
+        assertThat(Uris.nearMiss("mdoe", known)).isEqualTo("mode");
+        assertThat(Uris.nearMiss("poolsize", known)).isEqualTo("poolSize");
+        assertThat(Uris.nearMiss("busyTimout", known)).isEqualTo("busyTimeout");
+        assertThat(Uris.nearMiss("prefx", known)).isEqualTo("prefix");
+        assertThat(Uris.nearMiss("ssl", known)).isNull();
+        assertThat(Uris.nearMiss("dc", known)).isNull();
+    }
 }
