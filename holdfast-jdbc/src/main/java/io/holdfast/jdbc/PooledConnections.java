@@ -29,9 +29,7 @@ final class PooledConnections implements ConnectionSource {
             properties.setProperty("connectTimeout", Long.toString(uri.connectTimeout.toMillis()));
             properties.setProperty("socketTimeout", "30000");
         }
-        try (Connection probe = DriverManager.getConnection(uri.jdbcUrl, properties)) {
-            probe.isValid(Math.toIntExact(connectSeconds));
-        }
+        DriverManager.getConnection(uri.jdbcUrl, properties).close();
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(uri.jdbcUrl);
         config.setPoolName("holdfast-" + uri.kind);
