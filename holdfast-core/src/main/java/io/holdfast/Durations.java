@@ -8,7 +8,7 @@ import java.util.regex.Pattern;
 
 /**
  * Reads and checks durations. Text forms: a whole number with a unit, {@code 500ms}, {@code 10s},
- * {@code 5m}, {@code 2h}, {@code 1d}, or ISO-8601 such as {@code PT10S}.
+ * {@code 5m}, {@code 2h}, {@code 1d}, or ISO-8601 such as {@code PT10S}; a bare {@code 0} is zero.
  */
 public final class Durations {
     /** The shortest lease accepted. */
@@ -31,6 +31,12 @@ public final class Durations {
             throw new IllegalArgumentException("duration is empty; expected " + FORMS);
         }
         String t = text.trim().toLowerCase(Locale.ROOT);
+        if (t.equals("0")) {
+            return Duration.ZERO; // zero needs no unit
+        }
+        if (t.startsWith("-") && SIMPLE.matcher(t.substring(1)).matches()) {
+            throw new IllegalArgumentException("duration '" + text + "' is negative; expected " + FORMS);
+        }
         Matcher m = SIMPLE.matcher(t);
         if (m.matches()) {
             long n = Long.parseLong(m.group(1));
@@ -53,8 +59,18 @@ public final class Durations {
         }
     }
 
-    /** Formats a duration the way {@link #parse} reads it, in the largest exact unit. */
+    /**
+     * Formats a duration the way {@link #parse} reads it, in the largest exact unit (milliseconds are the
+     * smallest; durations too long to count in milliseconds are counted in seconds). Never throws.
+     */
     public static String format(Duration d) {
+        long seconds = d.getSeconds();
+        if (seconds >= Long.MAX_VALUE / 1000 || seconds <= Long.MIN_VALUE / 1000) {
+            if (seconds % 86_400 == 0) return seconds / 86_400 + "d";
+            if (seconds % 3_600 == 0) return seconds / 3_600 + "h";
+            if (seconds % 60 == 0) return seconds / 60 + "m";
+            return seconds + "s";
+        }
         long ms = d.toMillis();
         if (ms % 86_400_000 == 0 && ms != 0) return ms / 86_400_000 + "d";
         if (ms % 3_600_000 == 0 && ms != 0) return ms / 3_600_000 + "h";
@@ -69,9 +85,17 @@ public final class Durations {
      * @throws IllegalArgumentException saying the allowed range, if not
      */
     public static Duration requireLease(Duration lease) {
-        if (lease == null || lease.compareTo(MIN_LEASE) < 0 || lease.compareTo(MAX_LEASE) > 0) {
-            throw new IllegalArgumentException("lease " + (lease == null ? "null" : format(lease))
-                    + " is out of range; allowed: " + format(MIN_LEASE) + " to " + format(MAX_LEASE));
+        String allowed = format(MIN_LEASE) + " to " + format(MAX_LEASE);
+        if (lease == null) {
+            throw new IllegalArgumentException("lease is null; allowed: " + allowed);
+        }
+        if (lease.compareTo(MIN_LEASE) < 0) {
+            throw new IllegalArgumentException("lease " + format(lease) + " is too short; it must be at least " + format(MIN_LEASE)
+                    + " (allowed: " + allowed + ")");
+        }
+        if (lease.compareTo(MAX_LEASE) > 0) {
+            throw new IllegalArgumentException("lease " + format(lease) + " is too long; it must be at most " + format(MAX_LEASE)
+                    + " (allowed: " + allowed + ")");
         }
         return lease;
     }
@@ -82,8 +106,11 @@ public final class Durations {
      * @throws IllegalArgumentException if it is null or negative
      */
     public static Duration requireWait(Duration wait) {
-        if (wait == null || wait.isNegative()) {
-            throw new IllegalArgumentException("wait " + wait + " is not allowed; allowed: zero or a positive duration");
+        if (wait == null) {
+            throw new IllegalArgumentException("wait is null; allowed: zero or a positive duration");
+        }
+        if (wait.isNegative()) {
+            throw new IllegalArgumentException("wait " + format(wait) + " is not allowed; allowed: zero or a positive duration");
         }
         return wait;
     }

@@ -31,8 +31,12 @@ public final class HoldfastBuilder {
      */
     public HoldfastBuilder holderName(String name) {
         Objects.requireNonNull(name, "holderName");
-        if (name.isBlank() || name.length() > 200) {
-            throw new IllegalArgumentException("holder name must be 1 to 200 characters, got " + name.length());
+        String allowed = "; allowed: 1 to 200 characters, not all blank";
+        if (name.isBlank()) {
+            throw new IllegalArgumentException("holder name is " + (name.isEmpty() ? "empty" : "blank") + allowed);
+        }
+        if (name.length() > 200) {
+            throw new IllegalArgumentException("holder name is " + name.length() + " characters long" + allowed);
         }
         this.holderName = name;
         return this;
@@ -53,9 +57,26 @@ public final class HoldfastBuilder {
             }
             accepted.addAll(provider.schemes());
         }
+        List<String> missing = new ArrayList<>();
+        MODULES.forEach((module, scheme) -> {
+            if (!accepted.contains(scheme)) {
+                missing.add(module);
+            }
+        });
         throw new IllegalArgumentException("no Holdfast backend accepts '" + Uris.redact(uri) + "'; "
                 + (accepted.isEmpty() ? "no backend module is on the class path"
                    : "URIs may start with " + String.join(", ", accepted))
-                + " (add holdfast-redis, holdfast-zookeeper, holdfast-etcd or holdfast-memcached for other stores)");
+                + (missing.isEmpty() ? "" : " (add " + String.join(", ", missing) + " for other stores)"));
+    }
+
+    /** Each backend module, by one scheme it registers; only modules absent from the class path are suggested. */
+    private static final java.util.Map<String, String> MODULES = new java.util.LinkedHashMap<>();
+
+    static {
+        MODULES.put("holdfast-jdbc", "sqlite:");
+        MODULES.put("holdfast-redis", "redis://");
+        MODULES.put("holdfast-zookeeper", "zookeeper://");
+        MODULES.put("holdfast-etcd", "etcd://");
+        MODULES.put("holdfast-memcached", "memcached://");
     }
 }

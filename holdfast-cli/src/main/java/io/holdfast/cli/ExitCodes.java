@@ -13,6 +13,11 @@ public final class ExitCodes {
     public static final int USAGE = 64;
     /** The store could not be reached (EX_UNAVAILABLE). */
     public static final int STORE_UNAVAILABLE = 69;
+    /**
+     * The store refused the configuration: a database or role that does not exist, a wrong password, a missing
+     * privilege (EX_CONFIG). Retrying with the same URI fails the same way.
+     */
+    public static final int CONFIG = 78;
     /** An unexpected internal error (EX_SOFTWARE). */
     public static final int INTERNAL = 70;
     /** {@code run}: the lock was not acquired within {@code --wait} (EX_TEMPFAIL: try again later). */

@@ -1,6 +1,7 @@
 package io.holdfast.cli;
 
 import io.holdfast.HoldfastException;
+import io.holdfast.StoreConfigurationException;
 import io.holdfast.StoreUnavailableException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -24,10 +25,12 @@ import java.io.PrintWriter;
         footerHeading = "%nExit status:%n",
         footer = {"  0    success (run: COMMAND's own status)",
                 "  64   usage error: unknown option, bad duration, bad lock name, missing command",
-                "  69   the lock store is unreachable",
+                "  64   also: a URI with an unknown parameter, a missing host or a bad port",
+                "  69   the lock store is unreachable (or, for SQLite, the file cannot be opened)",
                 "  70   internal error",
                 "  75   run: the lock was not acquired within --wait",
                 "  76   run: the hold was lost while COMMAND ran; COMMAND was terminated",
+                "  78   the store refused the configuration: no such database or role, wrong password",
                 "  127  run: COMMAND could not be started",
                 "  128+N  run: holdfast got signal N while waiting for the lock",
                 "",
@@ -51,12 +54,17 @@ public final class HoldfastCli implements Runnable {
         System.exit(execute(args));
     }
 
-    /** gRPC and Netty (under the etcd client) log through java.util.logging: warnings only, on stderr. */
+    /**
+     * Client libraries that log through java.util.logging: gRPC, Netty and Vert.x (under the etcd client) and the
+     * PostgreSQL driver. holdfast reports their failures itself (with an exit status), so only their severe
+     * messages reach stderr. The SLF4J ones (Curator, ZooKeeper, Lettuce, HikariCP, MariaDB) are set in
+     * simplelogger.properties.
+     */
     private static void quietJavaUtilLogging() {
-        for (String name : new String[] {"io.grpc", "io.netty", "io.vertx", "io.etcd"}) {
+        for (String name : new String[] {"io.grpc", "io.netty", "io.vertx", "io.etcd", "org.postgresql"}) {
             QUIET_LOGGERS.add(java.util.logging.Logger.getLogger(name));
         }
-        QUIET_LOGGERS.forEach(l -> l.setLevel(java.util.logging.Level.WARNING));
+        QUIET_LOGGERS.forEach(l -> l.setLevel(java.util.logging.Level.SEVERE));
     }
 
     /** Held so that their levels are not lost when the loggers would otherwise be collected. */
@@ -90,6 +98,9 @@ public final class HoldfastCli implements Runnable {
         if (e instanceof StoreUnavailableException) {
             err.println("holdfast: " + e.getMessage());
             status = ExitCodes.STORE_UNAVAILABLE;
+        } else if (e instanceof StoreConfigurationException) {
+            err.println("holdfast: " + e.getMessage());
+            status = ExitCodes.CONFIG;
         } else if (e instanceof IllegalArgumentException) {
             // Bad names, durations and URIs, found by the core or a backend; the message says what is allowed.
             err.println("holdfast: " + e.getMessage());

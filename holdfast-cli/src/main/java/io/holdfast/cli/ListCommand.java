@@ -37,9 +37,12 @@ final class ListCommand implements Callable<Integer> {
         if (limit < 1) {
             throw new ParameterException(spec.commandLine(), "--limit " + limit + " is not allowed; allowed: 1 or more");
         }
-        List<LockInfo> locks;
-        try (Holdfast holdfast = store.connect()) {
-            locks = holdfast.admin().list(prefix, limit);
+        List<LockInfo> locks = List.of();
+        java.util.Optional<java.nio.file.Path> missing = store.missingSqliteFile();
+        if (missing.isEmpty()) {
+            try (Holdfast holdfast = store.connect()) {
+                locks = holdfast.admin().list(prefix, limit);
+            }
         }
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
@@ -49,7 +52,8 @@ final class ListCommand implements Callable<Integer> {
             }
             out.println(Json.write(array));
         } else if (locks.isEmpty()) {
-            out.println(prefix.isEmpty() ? "no held locks" : "no held locks start with '" + prefix + "'");
+            out.println((prefix.isEmpty() ? "no held locks" : "no held locks start with '" + prefix + "'")
+                    + missing.map(p -> " (no database file at " + p + ")").orElse(""));
         } else {
             out.print(LockViews.table(locks).render());
             if (locks.size() == limit) {

@@ -53,6 +53,7 @@ final class RunCommand implements Callable<Integer> {
             description = "Lease of the hold (default: ${DEFAULT-VALUE}), renewed every third of it while COMMAND runs; "
                     + "if holdfast dies, the lock frees within this time.")
     Duration lease;
+    private static final Duration MAX_GRACE = Duration.ofDays(1);
     @Option(names = "--grace", paramLabel = "DURATION", defaultValue = "10s", converter = DurationConverter.class,
             description = "When the hold is lost: time between SIGTERM and SIGKILL to COMMAND (default: ${DEFAULT-VALUE}).")
     Duration grace;
@@ -92,8 +93,9 @@ final class RunCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
-        if (grace.isNegative()) {
-            throw new ParameterException(spec.commandLine(), "--grace must be zero or positive");
+        if (grace.isNegative() || grace.compareTo(MAX_GRACE) > 0) {
+            throw new ParameterException(spec.commandLine(), "--grace " + Durations.format(grace) + " is too "
+                    + (grace.isNegative() ? "short" : "long") + "; allowed: 0 to " + Durations.format(MAX_GRACE));
         }
     }
 

@@ -39,9 +39,12 @@ final class StatusCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
-        Optional<LockInfo> info;
-        try (Holdfast holdfast = store.connect()) {
-            info = holdfast.admin().status(name);
+        Optional<LockInfo> info = Optional.empty();
+        Optional<java.nio.file.Path> missing = store.missingSqliteFile();
+        if (missing.isEmpty()) {
+            try (Holdfast holdfast = store.connect()) {
+                info = holdfast.admin().status(name);
+            }
         }
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
@@ -51,7 +54,8 @@ final class StatusCommand implements Callable<Integer> {
                             .put("leaseRemainingMillis", null));
             out.println(obj);
         } else if (info.isEmpty()) {
-            out.println("lock '" + name + "' is not known to the store (never taken)");
+            out.println("lock '" + name + "' is not known to the store ("
+                    + missing.map(p -> "no database file at " + p).orElse("never taken") + ")");
         } else {
             out.print(LockViews.table(List.of(info.get())).render());
         }

@@ -10,7 +10,9 @@ final class StoreOptions {
 
     @Option(names = "--uri", paramLabel = "URI",
             description = "Lock store: sqlite:[PATH], jdbc:sqlite:PATH, jdbc:postgresql://HOST:PORT/DB?user=U, "
-                    + "jdbc:mariadb://..., jdbc:mysql://... Default: $" + ENV + ", else sqlite: "
+                    + "jdbc:mariadb://..., jdbc:mysql://..., redis://HOST[:PORT] (also rediss://, redis-sentinel://, "
+                    + "redis-cluster://, redlock://), zookeeper://HOST[:PORT], etcd://HOST[:PORT] (etcds:// for TLS), "
+                    + "memcached://HOST[:PORT]. Unknown parameters are refused. Default: $" + ENV + ", else sqlite: "
                     + "(the file ~/.holdfast/locks.db).")
     String uri;
 
@@ -26,5 +28,16 @@ final class StoreOptions {
     /** Connects; {@link io.holdfast.StoreUnavailableException} and bad URIs propagate to the exit-status mapping. */
     Holdfast connect() {
         return Holdfast.connect(uri());
+    }
+
+    /**
+     * For commands that only read: the SQLite database file the URI names, if it does not exist (nothing was
+     * ever locked there). Such a command reports that rather than open the store, which would create the file
+     * and its directories.
+     *
+     * @throws IllegalArgumentException if the URI is a SQLite URI that is not valid
+     */
+    java.util.Optional<java.nio.file.Path> missingSqliteFile() {
+        return io.holdfast.jdbc.SqliteLocations.databaseFile(uri()).filter(p -> !java.nio.file.Files.exists(p));
     }
 }

@@ -54,9 +54,16 @@ final class JdbcLockStore implements LockStore {
         try {
             connections = uri.kind.equals(JdbcUri.SQLITE) ? new SqliteConnection(uri) : new PooledConnections(uri);
         } catch (SQLException e) {
-            throw failure("cannot open", e);
+            if (uri.kind.equals(JdbcUri.SQLITE) && !errors.configuration(e)) {
+                // A file SQLite cannot open or create (a bad directory, no permission, a full disk): unusable, as an unreachable server is.
+                throw new StoreUnavailableException(backend(), address(), "cannot open: " + SqlErrors.rootMessage(e), e);
+            }
+            throw failure(uri.kind.equals(JdbcUri.SQLITE) ? "cannot open" : "cannot connect", e);
         } catch (RuntimeException e) {
             // HikariCP's PoolInitializationException when the server cannot be reached
+            if (e.getCause() instanceof SQLException sql && errors.configuration(sql)) {
+                throw errors.failure("cannot connect", sql);
+            }
             Throwable cause = e.getCause() instanceof SQLException ? e.getCause() : e;
             throw new StoreUnavailableException(backend(), address(), "cannot connect: " + SqlErrors.rootMessage(cause), e);
         }

@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -24,7 +25,11 @@ final class JdbcUri {
 
     private static final Pattern TABLE = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,47}");
     private static final Pattern SERVER_ADDRESS = Pattern.compile("^jdbc:[a-z]+://([^/?;]*)(/[^?;]*)?");
-    private static final java.util.Set<String> OWN = java.util.Set.of("table", "poolSize", "connectTimeout", "busyTimeout", "createTable", "mode");
+    /** Holdfast's own parameters on server databases, spelt exactly so; removed from the driver's URL. */
+    static final List<String> SERVER_OWN = List.of("table", "poolSize", "connectTimeout", "createTable", "mode");
+    /** Holdfast's own parameters on SQLite; the SQLite URL takes no others. */
+    static final List<String> SQLITE_OWN = List.of("table", "busyTimeout", "createTable", "mode");
+    private static final List<String> ALL_OWN = List.of("table", "poolSize", "connectTimeout", "busyTimeout", "createTable", "mode");
 
     final String kind;
     final String jdbcUrl;
@@ -71,10 +76,19 @@ final class JdbcUri {
                 || uri.startsWith("jdbc:mariadb:") || uri.startsWith("jdbc:mysql:");
     }
 
+    /**
+     * Parses {@code uri}.
+     *
+     * @throws IllegalArgumentException naming what is wrong and what is allowed: an unknown or misspelt parameter
+     *         (Holdfast's own, or for a server database one its driver does not know), a missing host, a bad port
+     */
     static JdbcUri parse(String uri) {
         int q = uri.indexOf('?');
         String base = q < 0 ? uri : uri.substring(0, q);
+        boolean sqlite = base.startsWith("sqlite:") || base.startsWith("jdbc:sqlite:");
+        String kind = sqlite ? SQLITE : base.startsWith("jdbc:postgresql:") ? POSTGRESQL : base.startsWith("jdbc:mariadb:") ? MARIADB : MYSQL;
         Map<String, String> own = new LinkedHashMap<>();
+        Map<String, String> driver = new LinkedHashMap<>();
         StringBuilder rest = new StringBuilder();
         if (q >= 0) {
             for (String pair : uri.substring(q + 1).split("&")) {
@@ -83,14 +97,26 @@ final class JdbcUri {
                 }
                 int eq = pair.indexOf('=');
                 String key = eq < 0 ? pair : pair.substring(0, eq);
-                if (OWN.contains(key)) {
-                    own.put(key, eq < 0 ? "" : pair.substring(eq + 1));
+                String value = eq < 0 ? "" : pair.substring(eq + 1);
+                if (ALL_OWN.contains(key)) {
+                    if (!(sqlite ? SQLITE_OWN : SERVER_OWN).contains(key)) {
+                        throw bad(uri, kind, "parameter '" + key + "' is not used by " + (sqlite ? "SQLite (one connection, no server)"
+                                : "a server database (busyTimeout is SQLite's)"));
+                    }
+                    if (own.put(key, value) != null) {
+                        throw bad(uri, kind, "parameter '" + key + "' is given twice");
+                    }
                 } else {
+                    driver.put(key, value);
                     rest.append(rest.length() == 0 ? "?" : "&").append(pair);
                 }
             }
         }
-        if (base.startsWith("sqlite:") || base.startsWith("jdbc:sqlite:")) {
+        if (sqlite) {
+            if (!driver.isEmpty()) {
+                String key = driver.keySet().iterator().next();
+                throw bad(uri, kind, unknown(key, SQLITE_OWN, List.of(), null));
+            }
             String path = base.substring(base.indexOf("sqlite:") + "sqlite:".length());
             if (path.startsWith("//")) {
                 path = path.substring(2); // sqlite:///abs/path
@@ -104,17 +130,33 @@ final class JdbcUri {
                 path = Paths.get(System.getProperty("user.home"), path.substring(2)).toString();
             }
             Path abs = Paths.get(path).toAbsolutePath().normalize();
-            return new JdbcUri(SQLITE, "jdbc:sqlite:" + abs + rest, abs.toString(), own);
+            return new JdbcUri(SQLITE, "jdbc:sqlite:" + abs, abs.toString(), own);
         }
-        String kind = base.startsWith("jdbc:postgresql:") ? POSTGRESQL : base.startsWith("jdbc:mariadb:") ? MARIADB : MYSQL;
         Matcher m = SERVER_ADDRESS.matcher(base);
         if (!m.find() || m.group(1).isEmpty()) {
-            throw new IllegalArgumentException("'" + Uris.redact(uri) + "' is not a JDBC URL Holdfast understands; expected jdbc:" + kind
-                    + "://host[:port]/database[?user=...]");
+            throw bad(uri, kind, "no host is given");
         }
         String hostPort = m.group(1).replaceAll("^[^@]*@", "");
+        ServerHosts.check(hostPort, problem -> bad(uri, kind, problem));
+        DriverProperties.check(kind, base, driver.keySet(), SERVER_OWN, problem -> bad(uri, kind, problem));
         String address = hostPort + (m.group(2) == null ? "" : m.group(2));
         return new JdbcUri(kind, base + rest, address, own);
+    }
+
+    /** The message for a parameter nobody knows, naming what it resembles and what is allowed. */
+    static String unknown(String key, List<String> own, List<String> driverNames, String driverName) {
+        String near = io.holdfast.Uris.nearMiss(key, own);
+        if (near == null && !driverNames.isEmpty()) {
+            near = io.holdfast.Uris.nearMiss(key, driverNames);
+        }
+        return "parameter '" + key + "' is unknown" + (near == null ? "" : " (did you mean " + near + "?)") + "; allowed: "
+                + String.join(", ", own) + (driverName == null ? "" : ", and the " + driverName + " driver's own: " + String.join(", ", driverNames));
+    }
+
+    static IllegalArgumentException bad(String uri, String kind, String problem) {
+        String form = kind.equals(SQLITE) ? "sqlite:[PATH][?table=NAME&busyTimeout=2s&createTable=true]"
+                : "jdbc:" + kind + "://host[:port][,host[:port]...]/database[?user=...&table=NAME&poolSize=N&connectTimeout=5s&createTable=true&mode=table|native]";
+        return new IllegalArgumentException("JDBC URI '" + Uris.redact(uri) + "' is not valid: " + problem + "; expected " + form);
     }
 
     private static int parseInt(String value, String name, int min, int max) {

@@ -1,6 +1,7 @@
 package io.holdfast.jdbc;
 
 import io.holdfast.HoldfastException;
+import io.holdfast.StoreConfigurationException;
 import io.holdfast.StoreUnavailableException;
 
 import java.sql.SQLException;
@@ -8,13 +9,23 @@ import java.sql.SQLNonTransientConnectionException;
 import java.sql.SQLRecoverableException;
 import java.sql.SQLTimeoutException;
 import java.sql.SQLTransientConnectionException;
+import java.util.Set;
 
-/** Turns SQL errors into Holdfast's: unreachable or unanswering databases become {@link StoreUnavailableException}. */
+/**
+ * Turns SQL errors into Holdfast's: a configuration the database refuses (no such database or role, wrong
+ * password, no privilege) becomes {@link StoreConfigurationException}; unreachable or unanswering databases
+ * become {@link StoreUnavailableException}.
+ */
 final class SqlErrors {
     private static final int SQLITE_BUSY = 5;
     private static final int SQLITE_LOCKED = 6;
     private static final int SQLITE_IOERR = 10;
     private static final int SQLITE_CANTOPEN = 14;
+
+    /** PostgreSQL: invalid_catalog_name, invalid_authorization_specification, invalid_password, insufficient_privilege, invalid_schema_name. */
+    private static final Set<String> CONFIG_STATES = Set.of("3D000", "28000", "28P01", "42501", "3F000");
+    /** MariaDB and MySQL: database access denied, access denied, unknown database, command denied, access denied (no such user). */
+    private static final Set<Integer> CONFIG_CODES = Set.of(1044, 1045, 1049, 1142, 1698);
 
     private final JdbcUri uri;
 
@@ -23,10 +34,32 @@ final class SqlErrors {
     }
 
     HoldfastException failure(String what, SQLException e) {
+        if (configuration(e)) {
+            return new StoreConfigurationException(uri.backendName(), uri.address, what + ": " + rootMessage(e), e);
+        }
         if (unavailable(e)) {
             return new StoreUnavailableException(uri.backendName(), uri.address, what + ": " + rootMessage(e), e);
         }
         return new HoldfastException(uri.backendName() + " store at " + uri.address + ": " + what + ": " + e.getMessage(), e);
+    }
+
+    /**
+     * Whether the database refused the client's configuration rather than failed to answer: a database, role
+     * or schema that does not exist, a wrong password, a missing privilege. Retrying cannot help.
+     */
+    boolean configuration(SQLException e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SQLException s) {
+                String state = s.getSQLState();
+                if (uri.kind.equals(JdbcUri.POSTGRESQL) && state != null && CONFIG_STATES.contains(state)) {
+                    return true;
+                }
+                if ((uri.kind.equals(JdbcUri.MARIADB) || uri.kind.equals(JdbcUri.MYSQL)) && CONFIG_CODES.contains(s.getErrorCode())) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /** Whether the error means the database could not be reached or did not answer, rather than refused a statement. */

@@ -1,6 +1,7 @@
 package io.holdfast.memcached;
 
 import io.holdfast.Durations;
+import io.holdfast.Uris;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -58,6 +59,14 @@ final class MemcachedUri {
      * @throws IllegalArgumentException saying what is allowed
      */
     static MemcachedUri parse(String uri) {
+        try {
+            return parseParts(uri);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("Memcached URI '" + Uris.redact(uri) + "' is not valid: " + e.getMessage(), e);
+        }
+    }
+
+    private static MemcachedUri parseParts(String uri) {
         if (!accepts(uri)) {
             throw new IllegalArgumentException("not a Memcached URI; " + FORM);
         }
@@ -78,7 +87,7 @@ final class MemcachedUri {
             throw new IllegalArgumentException("Memcached URIs have no path; " + FORM);
         }
         if (rest.isEmpty()) {
-            throw new IllegalArgumentException("no server in '" + uri + "'; " + FORM);
+            throw new IllegalArgumentException("no server is given; " + FORM);
         }
         List<InetSocketAddress> servers = new ArrayList<>();
         List<String> written = new ArrayList<>();
@@ -143,7 +152,9 @@ final class MemcachedUri {
             String key = eq < 0 ? pair : pair.substring(0, eq);
             String value = eq < 0 ? "" : pair.substring(eq + 1);
             if (!PARAMETERS.contains(key)) {
-                throw new IllegalArgumentException("unknown parameter '" + key + "'; allowed: " + String.join(", ", PARAMETERS));
+                String near = Uris.nearMiss(key, PARAMETERS);
+                throw new IllegalArgumentException("parameter '" + key + "' is unknown" + (near == null ? "" : " (did you mean " + near + "?)")
+                        + "; allowed: " + String.join(", ", PARAMETERS) + ", each spelt exactly so");
             }
             if (out.put(key, value) != null) {
                 throw new IllegalArgumentException("parameter '" + key + "' is given twice");

@@ -68,4 +68,13 @@ class MemcachedUriTest {
         assertThat(foreign.ownerId()).isEqualTo(LockValue.UNREADABLE);
         assertThat(foreign.ownedBy("owner.1")).isFalse();
     }
+
+    @Test
+    void aMisspeltParameterIsRefusedNamingTheUriAndWhatItResembles() {
+        assertThatThrownBy(() -> MemcachedUri.parse("memcached://127.0.0.1:11211?prefx=svc:"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("Memcached URI 'memcached://127.0.0.1:11211?prefx=svc:' is not valid: parameter 'prefx' is unknown "
+                        + "(did you mean prefix?); allowed: prefix, timeout, connectTimeout, maxPoll");
+        assertThatThrownBy(() -> MemcachedUri.parse("memcached://127.0.0.1:11211?Prefix=svc:")).hasMessageContaining("did you mean prefix?");
+    }
 }

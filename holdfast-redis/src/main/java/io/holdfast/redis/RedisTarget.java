@@ -40,8 +40,17 @@ final class RedisTarget {
     static final Duration DEFAULT_WAIT_TIMEOUT = Duration.ofSeconds(1);
     private static final Pattern PREFIX = Pattern.compile("[A-Za-z0-9_.:\\-]{1,64}");
     private static final Pattern SEED = Pattern.compile("(\\[[0-9a-fA-F:.]+\\]|[A-Za-z0-9_.\\-]+)(:\\d{1,5})?");
-    private static final String PARAMS = "prefix (1 to 64 of A-Z a-z 0-9 _ . : -), maxPoll, handoff, waitReplicas, waitTimeout "
-            + "(and Lettuce's own: timeout, database, sentinelMasterId, clientName, verifyPeer)";
+    private static final Pattern HOST = Pattern.compile("\\[[0-9a-fA-F:.]+\\]|[A-Za-z0-9_.\\-]+");
+    /** Holdfast's own parameters, removed before Lettuce sees the URI. */
+    static final List<String> OURS = List.of("prefix", "maxPoll", "handoff", "waitReplicas", "waitTimeout");
+    /** The parameters Lettuce reads ({@code RedisURI.PARAMETER_NAME_*}); it ignores any other silently. */
+    static final List<String> LETTUCE = List.of("timeout", "database", "db", "sentinelMasterId", "clientName", "libraryName",
+            "libraryVersion", "verifyPeer");
+    private static final String PARAMS = String.join(", ", OURS) + ", " + String.join(", ", LETTUCE);
+    private static final String FORMS = "redis://[[user]:password@]host[:port][/db], rediss://..., redis-socket:///path, "
+            + "redis-sentinel://host[:port][,host[:port]...][/db]?sentinelMasterId=NAME, redis-cluster://host:port[,host:port...], "
+            + "redlock://host:port,host:port,host:port[,...]; parameters: " + PARAMS
+            + " (prefix: 1 to 64 of A-Z a-z 0-9 _ . : -)";
 
     final Mode mode;
     final List<RedisURI> uris;
@@ -117,14 +126,17 @@ final class RedisTarget {
             int eq = pair.indexOf('=');
             String key = eq < 0 ? pair : pair.substring(0, eq);
             String value = eq < 0 ? "" : pair.substring(eq + 1);
-            switch (key) {
-                case "prefix", "maxPoll", "handoff", "waitReplicas", "waitTimeout" -> ours.put(key, value);
-                default -> {
-                    if (key.equals("timeout")) {
-                        timeout = parseDuration(uri, "timeout", value);
-                    }
-                    theirs.add(pair);
+            if (OURS.contains(key)) {
+                if (ours.put(key, value) != null) {
+                    throw bad(uri, "parameter '" + key + "' is given twice");
                 }
+            } else if (LETTUCE.contains(key)) {
+                if (key.equals("timeout")) {
+                    timeout = parseDuration(uri, "timeout", value);
+                }
+                theirs.add(pair);
+            } else {
+                throw unknown(uri, key);
             }
         }
         String lettuceQuery = theirs.isEmpty() ? "" : "?" + String.join("&", theirs);
@@ -135,6 +147,9 @@ final class RedisTarget {
                 return multiSeed(uri, mode, tls, rest, lettuceQuery, ours, timeout);
             }
             default -> {
+                if (!scheme.equals("redis-socket")) {
+                    checkHosts(uri, rest, scheme.endsWith("sentinel"));
+                }
                 RedisURI parsed;
                 try {
                     parsed = RedisURI.create(scheme + "://" + rest + lettuceQuery);
@@ -168,10 +183,12 @@ final class RedisTarget {
         }
         List<RedisURI> uris = new ArrayList<>();
         List<String> hosts = new ArrayList<>();
-        for (String seed : rest.split(",")) {
+        for (String seed : rest.split(",", -1)) {
             if (!SEED.matcher(seed).matches()) {
+                checkHostPort(uri, seed);
                 throw bad(uri, "'" + seed + "' is not host:port; expected " + example);
             }
+            checkHostPort(uri, seed);
             try {
                 RedisURI one = RedisURI.create((tls ? "rediss://" : "redis://") + userInfo + seed + lettuceQuery);
                 one.setTimeout(timeout);
@@ -185,6 +202,60 @@ final class RedisTarget {
             throw bad(uri, "Redlock needs at least 3 independent masters (5 is usual), got " + uris.size());
         }
         return new RedisTarget(mode, List.copyOf(uris), String.join(",", hosts), ours, timeout);
+    }
+
+    /** The hosts of a redis://, rediss:// or redis-sentinel:// URI: each one named, each port 1 to 65535. */
+    private static void checkHosts(String uri, String rest, boolean several) {
+        int at = rest.lastIndexOf('@');
+        String hosts = at >= 0 ? rest.substring(at + 1) : rest;
+        int slash = hosts.indexOf('/');
+        if (slash >= 0) {
+            hosts = hosts.substring(0, slash);
+        }
+        if (hosts.isEmpty()) {
+            throw bad(uri, "no host is given");
+        }
+        if (!several && hosts.contains(",")) {
+            throw bad(uri, "'" + hosts + "' lists several hosts; only redis-sentinel://, redis-cluster:// and redlock:// take several");
+        }
+        for (String hostPort : hosts.split(",", -1)) {
+            checkHostPort(uri, hostPort);
+        }
+    }
+
+    private static void checkHostPort(String uri, String hostPort) {
+        String host = hostPort;
+        String port = null;
+        int colon = hostPort.lastIndexOf(':');
+        if (colon >= 0 && hostPort.indexOf(']') < colon) {
+            host = hostPort.substring(0, colon);
+            port = hostPort.substring(colon + 1);
+        }
+        if (host.isEmpty()) {
+            throw bad(uri, "no host is given in '" + hostPort + "'");
+        }
+        if (!HOST.matcher(host).matches()) {
+            throw bad(uri, "host '" + hostPort + "' is not a host name, IPv4 address or [IPv6] address");
+        }
+        if (port != null) {
+            int number;
+            try {
+                number = Integer.parseInt(port);
+            } catch (NumberFormatException e) {
+                number = -1;
+            }
+            if (number < 1 || number > 65535) {
+                throw bad(uri, "port in '" + hostPort + "' is not a number from 1 to 65535");
+            }
+        }
+    }
+
+    private static IllegalArgumentException unknown(String uri, String key) {
+        List<String> all = new ArrayList<>(OURS);
+        all.addAll(LETTUCE);
+        String near = Uris.nearMiss(key, all);
+        return bad(uri, "parameter '" + key + "' is unknown" + (near == null ? "" : " (did you mean " + near + "?)")
+                + "; allowed: " + PARAMS + ", each spelt exactly so");
     }
 
     private static String describe(Mode mode, RedisURI u) {
@@ -238,9 +309,7 @@ final class RedisTarget {
     }
 
     private static IllegalArgumentException bad(String uri, String detail) {
-        return new IllegalArgumentException((uri == null ? "" : "'" + Uris.redact(uri) + "': ") + detail
-                + "; URIs: redis://[[user]:password@]host[:port][/db], rediss://..., "
-                + "redis-sentinel://host:port[,host:port]/?sentinelMasterId=NAME, redis-cluster://host:port[,host:port...], "
-                + "redlock://host:port,host:port,host:port[,...]; Holdfast parameters: " + PARAMS);
+        return new IllegalArgumentException((uri == null ? "Redis URI is not valid: " : "Redis URI '" + Uris.redact(uri) + "' is not valid: ")
+                + detail + "; allowed: " + FORMS);
     }
 }
