@@ -35,6 +35,25 @@ public interface Holdfast extends AutoCloseable {
     }
 
     /**
+     * A client over a store built by a backend module from a client the application already has, for example
+     * {@code JdbcLocks.store(dataSource)} or {@code RedisLocks.store(redisClient)}. Same settings as
+     * {@link #builder(String)}.
+     *
+     * <p>Who closes what: the returned client owns {@code store}; closing the client releases its holds and
+     * closes the store. Closing a store built from an application's client closes only what the store opened
+     * itself (its own connections, sessions, threads), never the application's client, which the application
+     * closes after the Holdfast client.
+     */
+    static HoldfastBuilder builder(io.holdfast.spi.LockStore store) {
+        return new HoldfastBuilder(store);
+    }
+
+    /** {@code builder(store).connect()}: a client with default settings over {@code store}; see {@link #builder(io.holdfast.spi.LockStore)}. */
+    static Holdfast of(io.holdfast.spi.LockStore store) {
+        return builder(store).connect();
+    }
+
+    /**
      * A handle on the lock called {@code name}, with the client's default lease, renewed while held.
      * Cheap: no store call happens until an acquire.
      *

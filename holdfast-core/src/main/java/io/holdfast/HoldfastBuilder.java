@@ -12,11 +12,18 @@ import java.util.ServiceLoader;
 /** Settings for a {@link Holdfast} client. Not thread-safe; build once. */
 public final class HoldfastBuilder {
     private final String uri;
+    private final LockStore store;
     private Duration defaultLease = Duration.ofSeconds(30);
     private String holderName = Holders.localHolder();
 
     HoldfastBuilder(String uri) {
         this.uri = Objects.requireNonNull(uri, "uri");
+        this.store = null;
+    }
+
+    HoldfastBuilder(LockStore store) {
+        this.uri = null;
+        this.store = Objects.requireNonNull(store, "store");
     }
 
     /** Lease of holds taken through {@link Holdfast#lock(String)}; 30 seconds unless set. */
@@ -43,12 +50,15 @@ public final class HoldfastBuilder {
     }
 
     /**
-     * Opens the store and returns the client.
+     * Opens the store (or, for {@link Holdfast#builder(LockStore)}, takes the given one) and returns the client.
      *
      * @throws IllegalArgumentException if no backend on the class path accepts the URI
      * @throws StoreUnavailableException if the store cannot be reached
      */
     public Holdfast connect() {
+        if (store != null) {
+            return new HoldfastClient(store, defaultLease, holderName);
+        }
         List<String> accepted = new ArrayList<>();
         for (LockStoreProvider provider : ServiceLoader.load(LockStoreProvider.class, HoldfastBuilder.class.getClassLoader())) {
             if (provider.accepts(uri)) {

@@ -35,22 +35,8 @@ final class JdbcLockStore implements LockStore {
         this.uri = uri;
         this.errors = new SqlErrors(uri);
         SqlErrors.requireDriver(uri.kind);
-        switch (uri.kind) {
-            case JdbcUri.SQLITE:
-                dialect = new SqliteDialect(uri.table);
-                traits = new StoreTraits("linearizable among the processes of one host: SQLite's single writer orders every change; "
-                        + "leases run by the host's wall clock (a forward step of it frees holds early)", false, Duration.ofMillis(100), Duration.ofMillis(500));
-                break;
-            case JdbcUri.POSTGRESQL:
-                dialect = new PostgresDialect(uri.table);
-                traits = new StoreTraits("linearizable on one primary (leases by its wall clock: a forward step of it, or a failover to a replica "
-                        + "whose clock is ahead, frees holds early); an asynchronous replica promoted after a failover may have lost recent acquisitions", true, Duration.ofMillis(100), Duration.ofSeconds(2));
-                break;
-            default:
-                dialect = new MySqlDialect(uri.table);
-                traits = new StoreTraits("linearizable on one primary (leases by its wall clock: a forward step of it, or a failover to a replica "
-                        + "whose clock is ahead, frees holds early); an asynchronous replica promoted after a failover may have lost recent acquisitions", false, Duration.ofMillis(100), Duration.ofMillis(500));
-        }
+        this.dialect = dialect(uri);
+        this.traits = traits(uri.kind);
         try {
             connections = uri.kind.equals(JdbcUri.SQLITE) ? new SqliteConnection(uri) : new PooledConnections(uri);
         } catch (SQLException e) {
@@ -67,6 +53,27 @@ final class JdbcLockStore implements LockStore {
             Throwable cause = e.getCause() instanceof SQLException ? e.getCause() : e;
             throw new StoreUnavailableException(backend(), address(), "cannot connect: " + SqlErrors.rootMessage(cause), e);
         }
+        createTable();
+        listener = dialect instanceof PostgresDialect pg ? new PostgresReleaseListener(uri, pg.channel, errors::unavailable) : null;
+    }
+
+    /**
+     * A store on connections borrowed from an application's {@code DataSource} (see {@link JdbcLocks}); closing it
+     * gives back the listening connection and never closes the {@code DataSource}.
+     *
+     * @param listen whether PostgreSQL's connections unwrap to the driver's own, so that waits can LISTEN
+     */
+    JdbcLockStore(JdbcUri uri, javax.sql.DataSource dataSource, boolean listen) {
+        this.uri = uri;
+        this.errors = new SqlErrors(uri);
+        this.dialect = dialect(uri);
+        this.traits = traits(uri.kind);
+        this.connections = new DataSourceConnections(dataSource, uri.kind);
+        createTable();
+        listener = listen && dialect instanceof PostgresDialect pg ? new PostgresReleaseListener(dataSource, pg.channel, errors::unavailable) : null;
+    }
+
+    private void createTable() {
         try {
             if (uri.createTable) {
                 connections.with(c -> {
@@ -78,7 +85,31 @@ final class JdbcLockStore implements LockStore {
             connections.close();
             throw failure("cannot create the lock table " + uri.table, e);
         }
-        listener = dialect instanceof PostgresDialect pg ? new PostgresReleaseListener(uri, pg.channel, errors::unavailable) : null;
+    }
+
+    private static Dialect dialect(JdbcUri uri) {
+        switch (uri.kind) {
+            case JdbcUri.SQLITE:
+                return new SqliteDialect(uri.table);
+            case JdbcUri.POSTGRESQL:
+                return new PostgresDialect(uri.table);
+            default:
+                return new MySqlDialect(uri.table);
+        }
+    }
+
+    private static StoreTraits traits(String kind) {
+        switch (kind) {
+            case JdbcUri.SQLITE:
+                return new StoreTraits("linearizable among the processes of one host: SQLite's single writer orders every change; "
+                        + "leases run by the host's wall clock (a forward step of it frees holds early)", false, Duration.ofMillis(100), Duration.ofMillis(500));
+            case JdbcUri.POSTGRESQL:
+                return new StoreTraits("linearizable on one primary (leases by its wall clock: a forward step of it, or a failover to a replica "
+                        + "whose clock is ahead, frees holds early); an asynchronous replica promoted after a failover may have lost recent acquisitions", true, Duration.ofMillis(100), Duration.ofSeconds(2));
+            default:
+                return new StoreTraits("linearizable on one primary (leases by its wall clock: a forward step of it, or a failover to a replica "
+                        + "whose clock is ahead, frees holds early); an asynchronous replica promoted after a failover may have lost recent acquisitions", false, Duration.ofMillis(100), Duration.ofMillis(500));
+        }
     }
 
     @Override

@@ -71,6 +71,14 @@ final class JdbcUri {
         this.createTable = Boolean.parseBoolean(ct);
     }
 
+    /** The settings of a store on an application's {@code DataSource}: no URL of its own, no pool settings. */
+    static JdbcUri ofDataSource(String kind, String address, String table, boolean createTable) {
+        Map<String, String> own = new LinkedHashMap<>();
+        own.put("table", table);
+        own.put("createTable", Boolean.toString(createTable));
+        return new JdbcUri(kind, null, address, own);
+    }
+
     static boolean accepts(String uri) {
         return uri.startsWith("sqlite:") || uri.startsWith("jdbc:sqlite:") || uri.startsWith("jdbc:postgresql:")
                 || uri.startsWith("jdbc:mariadb:") || uri.startsWith("jdbc:mysql:");

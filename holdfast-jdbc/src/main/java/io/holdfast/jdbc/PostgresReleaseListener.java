@@ -31,7 +31,15 @@ final class PostgresReleaseListener implements AutoCloseable {
     /** How long that query may take before the connection counts as dead. */
     static final int CHECK_TIMEOUT_MS = 2_000;
 
-    private final JdbcUri uri;
+    /** Opens the listening connection. */
+    @FunctionalInterface
+    interface Opener {
+        Connection open() throws SQLException;
+    }
+
+    private final Opener opener;
+    /** True when the connection is borrowed from an application's pool: it is given back with UNLISTEN. */
+    private final boolean borrowed;
     private final String channel;
     private final Predicate<SQLException> unavailable;
     private final Map<String, List<Runnable>> watchers = new ConcurrentHashMap<>();
@@ -39,7 +47,19 @@ final class PostgresReleaseListener implements AutoCloseable {
     private volatile boolean closed;
 
     PostgresReleaseListener(JdbcUri uri, String channel, Predicate<SQLException> unavailable) {
-        this.uri = uri;
+        this.opener = () -> DriverManager.getConnection(uri.jdbcUrl, properties(uri));
+        this.borrowed = false;
+        this.channel = channel;
+        this.unavailable = unavailable;
+    }
+
+    /**
+     * Listens on a connection borrowed from an application's {@code DataSource}, kept while the store is open
+     * and given back (after {@code UNLISTEN *} and with its network time-out restored) when it closes or fails.
+     */
+    PostgresReleaseListener(javax.sql.DataSource dataSource, String channel, Predicate<SQLException> unavailable) {
+        this.opener = dataSource::getConnection;
+        this.borrowed = true;
         this.channel = channel;
         this.unavailable = unavailable;
     }
@@ -65,7 +85,7 @@ final class PostgresReleaseListener implements AutoCloseable {
         long backoffMs = 100;
         boolean reconnecting = false;
         while (!closed) {
-            try (Connection c = DriverManager.getConnection(uri.jdbcUrl, properties())) {
+            try (Connection c = opener.open(); AutoCloseable giveBack = giveBack(c)) {
                 c.setNetworkTimeout(Runnable::run, CHECK_TIMEOUT_MS);
                 try (Statement st = c.createStatement()) {
                     st.execute("LISTEN " + channel);
@@ -88,13 +108,13 @@ final class PostgresReleaseListener implements AutoCloseable {
                         checkAlive(c); // a half-open link never fails a wait for notifications
                     }
                 }
-            } catch (SQLException e) {
+            } catch (Exception e) {
                 if (closed) {
                     return;
                 }
                 reconnecting = true;
                 wakeAll(); // they poll now rather than wait for a notification that may never come
-                if (unavailable.test(e)) {
+                if (e instanceof SQLException sql && unavailable.test(sql)) {
                     log.debug("release listener lost its connection; waiters poll until it is back", e);
                 } else {
                     log.warn("release listener failed; waiters poll until it is back", e);
@@ -116,8 +136,24 @@ final class PostgresReleaseListener implements AutoCloseable {
         }
     }
 
+    /** For a borrowed connection: stops listening and restores its network time-out before the pool gets it back. */
+    private AutoCloseable giveBack(Connection c) throws SQLException {
+        if (!borrowed) {
+            return () -> { };
+        }
+        int networkTimeout = c.getNetworkTimeout();
+        return () -> {
+            try (Statement st = c.createStatement()) {
+                st.execute("UNLISTEN *");
+                c.setNetworkTimeout(Runnable::run, networkTimeout);
+            } catch (SQLException e) {
+                log.debug("could not reset the borrowed listening connection; the pool gets it back as it is", e);
+            }
+        };
+    }
+
     /** TCP keep-alive (the OS probes an idle link) and the pool's connect time-out. */
-    private Properties properties() {
+    private static Properties properties(JdbcUri uri) {
         Properties p = new Properties();
         p.setProperty("tcpKeepAlive", "true");
         p.setProperty("connectTimeout", Long.toString(Math.max(1, uri.connectTimeout.toSeconds())));
