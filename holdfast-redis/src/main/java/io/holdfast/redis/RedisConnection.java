@@ -41,6 +41,8 @@ final class RedisConnection implements AutoCloseable {
     final Duration timeout;
     private final RedisURI uri;
     private final AbstractRedisClient client;
+    /** False for an application's client: closing shuts down only the connections opened here, not the client. */
+    private final boolean owned;
     private final StatefulConnection<String, String> connection;
     final RedisClusterAsyncCommands<String, String> commands;
     // Guarded by this.
@@ -54,6 +56,7 @@ final class RedisConnection implements AutoCloseable {
         this.cluster = cluster;
         this.timeout = timeout;
         this.uri = uris.get(0);
+        this.owned = true;
         ClientResources resources = acquireResources();
         Duration connectTimeout = timeout.compareTo(Duration.ofSeconds(5)) < 0 ? timeout : Duration.ofSeconds(5);
         SocketOptions socket = SocketOptions.builder().connectTimeout(connectTimeout).keepAlive(true).tcpNoDelay(true).build();
@@ -98,6 +101,27 @@ final class RedisConnection implements AutoCloseable {
         }
     }
 
+    /**
+     * Connections opened from an application's standalone (or Sentinel) client, with that client's options; to
+     * {@code uri}, or to the client's default URI if null. {@link #close} closes them and leaves the client running.
+     */
+    RedisConnection(String backend, String address, RedisClient appClient, RedisURI uri, Duration timeout) {
+        this.backend = backend;
+        this.address = address;
+        this.cluster = false;
+        this.timeout = timeout;
+        this.uri = uri;
+        this.owned = false;
+        this.client = appClient;
+        try {
+            StatefulRedisConnection<String, String> c = uri == null ? appClient.connect(StringCodec.UTF8) : appClient.connect(StringCodec.UTF8, uri);
+            connection = c;
+            commands = c.async();
+        } catch (RuntimeException e) {
+            throw new StoreUnavailableException(backend, address, "cannot connect: " + Errors.rootMessage(e), e);
+        }
+    }
+
     /** The pub/sub connection, opened on first use. */
     synchronized StatefulRedisPubSubConnection<String, String> pubSub() {
         if (closed) {
@@ -110,7 +134,8 @@ final class RedisConnection implements AutoCloseable {
                     c.setNodeMessagePropagation(true);
                     pubSub = c;
                 } else {
-                    pubSub = ((RedisClient) client).connectPubSub(StringCodec.UTF8, uri);
+                    pubSub = uri == null ? ((RedisClient) client).connectPubSub(StringCodec.UTF8)
+                            : ((RedisClient) client).connectPubSub(StringCodec.UTF8, uri);
                 }
             } catch (RuntimeException e) {
                 throw new StoreUnavailableException(backend, address, "cannot open the pub/sub connection: " + Errors.rootMessage(e), e);
@@ -129,7 +154,8 @@ final class RedisConnection implements AutoCloseable {
         }
         if (replicated == null) {
             try {
-                replicated = ((RedisClient) client).connect(StringCodec.UTF8, uri);
+                replicated = uri == null ? ((RedisClient) client).connect(StringCodec.UTF8)
+                        : ((RedisClient) client).connect(StringCodec.UTF8, uri);
             } catch (RuntimeException e) {
                 throw new StoreUnavailableException(backend, address, "cannot connect: " + Errors.rootMessage(e), e);
             }
@@ -149,6 +175,22 @@ final class RedisConnection implements AutoCloseable {
     }
 
     private void shutdown() {
+        if (!owned) {
+            List<StatefulConnection<String, String>> opened;
+            synchronized (this) {
+                opened = new java.util.ArrayList<>(java.util.Arrays.asList(connection, pubSub, replicated));
+            }
+            for (StatefulConnection<String, String> c : opened) {
+                if (c != null) {
+                    try {
+                        c.close();
+                    } catch (RuntimeException e) {
+                        // closing; the application's client goes on
+                    }
+                }
+            }
+            return;
+        }
         try {
             client.shutdown(0, 2, TimeUnit.SECONDS);
         } finally {

@@ -9,6 +9,7 @@ import io.holdfast.spi.LockStore;
 import io.holdfast.spi.Renewals;
 import io.holdfast.spi.StoreTraits;
 import io.lettuce.core.KeyScanCursor;
+import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
 import io.lettuce.core.ScriptOutputType;
@@ -84,6 +85,18 @@ final class RedisLockStore implements LockStore {
         RedisConnection c = new RedisConnection(target.backend(), target.address, target.mode == RedisTarget.Mode.CLUSTER,
                 target.uris, target.timeout);
         return new RedisLockStore(target, c, newClientId());
+    }
+
+    /** Opens a store on connections of an application's client (see {@link RedisLocks}). */
+    static RedisLockStore open(RedisTarget target, io.lettuce.core.RedisClient client) {
+        RedisURI uri = target.uris.isEmpty() ? null : target.uris.get(0);
+        RedisConnection c = new RedisConnection(target.backend(), target.address, client, uri, target.timeout);
+        try {
+            return new RedisLockStore(target, c, newClientId());
+        } catch (RuntimeException e) {
+            c.close();
+            throw e;
+        }
     }
 
     static String newClientId() {

@@ -91,6 +91,13 @@ final class RedisTarget {
         }
     }
 
+    /** The settings of a store on an application's client: Holdfast's defaults, with {@code prefix}. */
+    static RedisTarget ofClient(RedisURI uri, String prefix) {
+        Mode mode = uri != null && !uri.getSentinels().isEmpty() ? Mode.SENTINEL : Mode.STANDALONE;
+        String address = uri == null ? "the RedisClient's default URI" : describe(mode, uri);
+        return new RedisTarget(mode, uri == null ? List.of() : List.of(uri), address, Map.of("prefix", prefix), DEFAULT_TIMEOUT);
+    }
+
     static boolean accepts(String uri) {
         if (uri == null) {
             return false;
