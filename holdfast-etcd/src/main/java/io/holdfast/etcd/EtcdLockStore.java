@@ -80,6 +80,8 @@ final class EtcdLockStore implements LockStore {
 
     private final EtcdUri uri;
     private final Client client;
+    /** False for an application's client (see {@link EtcdLocks}): {@link #close} leaves it open. */
+    private final boolean ownsClient;
     private final KV kv;
     private final Watch watches;
     private final io.etcd.jetcd.Lease leaseClient;
@@ -135,10 +137,19 @@ final class EtcdLockStore implements LockStore {
     }
 
     EtcdLockStore(EtcdUri uri) {
+        this(uri, EtcdClients.build(uri), true);
+    }
+
+    /**
+     * A store on {@code client}; closes it on {@link #close} only if {@code ownsClient}. Either way close revokes
+     * this store's session leases and closes its watches.
+     */
+    EtcdLockStore(EtcdUri uri, Client client, boolean ownsClient) {
         this.uri = uri;
+        this.ownsClient = ownsClient;
         this.calls = new EtcdCalls(uri.address);
         this.keys = new LockKeys(uri.prefix);
-        this.client = EtcdClients.build(uri);
+        this.client = client;
         this.kv = client.getKVClient();
         this.watches = client.getWatchClient();
         this.leaseClient = client.getLeaseClient();
@@ -151,7 +162,9 @@ final class EtcdLockStore implements LockStore {
             calls.await(kv.get(keys.all(), GetOption.builder().withLimit(1).withKeysOnly(true).build()), uri.connectTimeout,
                     "connect (read " + uri.prefix + "/)");
         } catch (RuntimeException e) {
-            client.close();
+            if (ownsClient) {
+                client.close();
+            }
             throw e;
         }
         int id = STORES.incrementAndGet();
@@ -735,7 +748,12 @@ final class EtcdLockStore implements LockStore {
         keeper.shutdownNow();
         // Revoking the sessions deletes whatever keys are left: queued waiters, and holds the client could not release.
         sessions.revokeAll(uri.requestTimeout);
-        client.close();
+        for (PredecessorWatch w : new ArrayList<>(predecessorWatches.values())) {
+            w.close();
+        }
+        if (ownsClient) {
+            client.close();
+        }
     }
 
     @Override

@@ -60,6 +60,21 @@ final class EtcdUri {
         this.address = String.join(",", endpoints) + "/" + prefix;
     }
 
+    /**
+     * The settings of a store on an application's jetcd client: key prefix {@code prefix} (checked as in a URI),
+     * time-outs {@code requestTimeout}; no endpoints or credentials of its own.
+     */
+    static EtcdUri ofClient(String prefix, Duration requestTimeout) {
+        while (prefix.endsWith("/")) {
+            prefix = prefix.substring(0, prefix.length() - 1);
+        }
+        if (!validPrefix(prefix)) {
+            throw new IllegalArgumentException("the key prefix '" + prefix + "' is not allowed; allowed: 1 to 100 characters from A-Z a-z 0-9 "
+                    + "- _ . : / @ + = # (no leading /, no //)");
+        }
+        return new EtcdUri(false, List.of("jetcd Client"), null, null, prefix, requestTimeout, requestTimeout, null, null, null);
+    }
+
     static boolean accepts(String uri) {
         if (uri == null) {
             return false;
