@@ -40,10 +40,36 @@ class OwnRedisClientTest {
     @Test
     void storeOnTheApplicationsClient() throws Exception {
         RedisClient app = RedisClient.create(RedisURI.create("redis://127.0.0.1:" + server.port));
-        try (StatefulRedisConnection<String, String> appConnection = app.connect()) {
+        try {
+            exercise(app, null, "redis://127.0.0.1:" + server.port + "?prefix=own:");
+        } finally {
+            app.shutdown();
+        }
+    }
+
+    /** The application's client without a default URI, given a Sentinel URI: Holdfast's connections go to the master. */
+    @Test
+    void storeThroughSentinelOnTheApplicationsClient() throws Exception {
+        try (SentinelServers sentinel = new SentinelServers()) {
+            RedisClient app = RedisClient.create();
+            try {
+                RedisURI uri = RedisURI.create(sentinel.uri(""));
+                exercise(app, uri, sentinel.uri("prefix=own:"));
+            } finally {
+                app.shutdown();
+            }
+        }
+    }
+
+    private static void exercise(RedisClient app, RedisURI uri, String otherUri) throws Exception {
+        try (StatefulRedisConnection<String, String> appConnection = uri == null ? app.connect() : app.connect(uri)) {
             long before = clients(appConnection);
-            Holdfast own = Holdfast.builder(RedisLocks.builder(app).prefix("own:").build()).holderName("own-client").connect();
-            try (Holdfast other = Holdfast.connect("redis://127.0.0.1:" + server.port + "?prefix=own:")) {
+            RedisLocks.Builder builder = RedisLocks.builder(app).prefix("own:");
+            if (uri != null) {
+                builder.uri(uri);
+            }
+            Holdfast own = Holdfast.builder(builder.build()).holderName("own-client").connect();
+            try (Holdfast other = Holdfast.connect(otherUri)) {
                 try (Hold hold = own.lock("job").acquire(Duration.ofSeconds(5))) {
                     assertThat(other.lock("job").tryAcquire()).isEmpty();
                     assertThat(other.admin().status("job").orElseThrow().holder()).isEqualTo("own-client");
@@ -59,7 +85,7 @@ class OwnRedisClientTest {
                 own.close();
             }
             assertThat(appConnection.sync().set("app-key", "still-works")).isEqualTo("OK");
-            try (StatefulRedisConnection<String, String> fresh = app.connect()) {
+            try (StatefulRedisConnection<String, String> fresh = uri == null ? app.connect() : app.connect(uri)) {
                 assertThat(fresh.sync().get("app-key")).isEqualTo("still-works");
                 long after = -1;
                 for (int i = 0; i < 50 && (after = clients(fresh)) != before + 1; i++) {
@@ -67,8 +93,6 @@ class OwnRedisClientTest {
                 }
                 assertThat(after).as("Holdfast's connections closed, the application's two open").isEqualTo(before + 1);
             }
-        } finally {
-            app.shutdown();
         }
     }
 
