@@ -6,24 +6,10 @@ package io.holdfast;
  * retrying with the same URI fails the same way until the URI or the store's set-up is changed. Its
  * message names the backend and the address. Nothing is held as a result of the failed call.
  */
-public class StoreConfigurationException extends HoldfastException {
+public class StoreConfigurationException extends StoreException {
     private static final long serialVersionUID = 1L;
-    private final String backend;
-    private final String address;
 
     public StoreConfigurationException(String backend, String address, String detail, Throwable cause) {
-        super(backend + " store at " + address + " refused the configuration: " + detail, cause);
-        this.backend = backend;
-        this.address = address;
-    }
-
-    /** The backend, for example {@code postgresql}. */
-    public String backend() {
-        return backend;
-    }
-
-    /** The address the client tried, without credentials. */
-    public String address() {
-        return address;
+        super(backend, address, backend + " store at " + address + " refused the configuration: " + detail, cause);
     }
 }
