@@ -295,12 +295,7 @@ final class MemcachedLockStore implements LockStore {
     /** As {@link #renewEach}; throws if a server did not answer, so no unanswered hold is called gone. */
     @Override
     public Set<String> renew(Collection<HoldRef> holds, Duration lease) {
-        Renewals r = renewEach(holds, lease);
-        if (r.renewed().size() + r.notHeld().size() < holds.size()) {
-            throw new StoreUnavailableException(backend(), uri.address, "a server did not answer the renewal of some of "
-                    + holds.size() + " lease(s)", null);
-        }
-        return r.renewed();
+        return renewEach(holds, lease).renewedIfAllAnswered(holds, backend(), uri.address);
     }
 
     /** {@code gets}, then {@code delete} with its CAS id if the value names {@code ownerId}: never a blind delete. */

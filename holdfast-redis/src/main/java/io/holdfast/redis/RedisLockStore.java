@@ -223,12 +223,7 @@ final class RedisLockStore implements LockStore {
     /** As {@link #renewEach}; throws if any slot did not answer, so no unanswered hold is called gone. */
     @Override
     public Set<String> renew(Collection<HoldRef> holds, Duration lease) {
-        Renewals r = renewEach(holds, lease);
-        if (r.renewed().size() + r.notHeld().size() < holds.size()) {
-            throw new StoreUnavailableException(backend(), address(), "a master did not answer the renewal of some of "
-                    + holds.size() + " lease(s)", null);
-        }
-        return r.renewed();
+        return renewEach(holds, lease).renewedIfAllAnswered(holds, backend(), address());
     }
 
     /** The renewed owners, for Redlock's vote; fails if any slot fails (one master is one voter). */

@@ -225,12 +225,7 @@ final class RedlockStore implements LockStore {
     /** As {@link #renewEach}; an owner whose renewal is unknown makes it throw instead of calling it gone. */
     @Override
     public Set<String> renew(Collection<HoldRef> holds, Duration lease) {
-        Renewals r = renewEach(holds, lease);
-        if (r.renewed().size() + r.notHeld().size() < holds.size()) {
-            throw new StoreUnavailableException("redlock", target.address, "too few masters answered to renew "
-                    + holds.size() + " lease(s) in time", null);
-        }
-        return r.renewed();
+        return renewEach(holds, lease).renewedIfAllAnswered(holds, backend(), address());
     }
 
     /**
