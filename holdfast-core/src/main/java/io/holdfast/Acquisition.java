@@ -238,7 +238,7 @@ final class Acquisition {
     }
 
     /** What a returned call leads to, decided under the lock and done outside it. */
-    private enum Next { NOTHING, CALL_AGAIN, DELIVER, END, GIVE_BACK }
+    private enum Next { NOTHING, CALL_AGAIN, DELIVER, END }
 
     private void returned(Attempt result, RuntimeException error, long sentNanos, boolean attemptMade) {
         boolean granted = result != null && result.acquired();
@@ -251,7 +251,7 @@ final class Acquisition {
             }
             if (state == State.ABANDONING) {
                 move(State.DONE);
-                next = Next.GIVE_BACK; // the future was completed by giveUp
+                next = Next.END; // gives the owner back; giveUp completed the future already
                 unsure |= granted;
             } else if (granted) {
                 move(State.DONE);
@@ -285,7 +285,7 @@ final class Acquisition {
         switch (next) {
             case CALL_AGAIN -> dispatch(false, true);
             case DELIVER -> deliver(result, sentNanos);
-            case END, GIVE_BACK -> end(endWith);
+            case END -> end(endWith);
             case NOTHING -> { }
         }
     }
@@ -346,7 +346,7 @@ final class Acquisition {
         }
         AutoCloseable old;
         synchronized (this) {
-            if (state == State.DONE || state == State.ABANDONING) {
+            if (isOver()) {
                 old = fresh;
             } else {
                 old = watch;
@@ -372,7 +372,8 @@ final class Acquisition {
                 deadlineTimer = null;
             }
             if (watch != null) {
-                closeOutsideLock(watch); // may be a store call: never under this monitor
+                AutoCloseable w = watch;
+                handle.client.runInBackground(() -> closeQuietly(w)); // may be a store call: never under this monitor
                 watch = null;
             }
         }
@@ -406,14 +407,6 @@ final class Acquisition {
             return handle.client.timers.schedule(task, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException e) {
             return null;
-        }
-    }
-
-    private void closeOutsideLock(AutoCloseable c) {
-        try {
-            handle.client.io.execute(() -> closeQuietly(c));
-        } catch (RejectedExecutionException e) {
-            closeQuietly(c); // the client is closing; its store closes every watch anyway
         }
     }
 

@@ -37,11 +37,7 @@ final class GiveBack implements Runnable {
     }
 
     private void submit() {
-        try {
-            client.io.execute(this);
-        } catch (RejectedExecutionException e) {
-            run(); // the client is closing: give back now, on this thread, once
-        }
+        client.runInBackground(this); // the client closing: at once, on this thread, once
     }
 
     @Override

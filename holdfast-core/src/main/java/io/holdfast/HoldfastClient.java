@@ -129,6 +129,15 @@ final class HoldfastClient implements Holdfast {
         return first;
     }
 
+    /** Runs {@code task} on the I/O pool, or on this thread if the client is closing and the pool refuses it. */
+    void runInBackground(Runnable task) {
+        try {
+            io.execute(task);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            task.run();
+        }
+    }
+
     /** Releases, quietly, a hold that was granted to a wait its caller had given up. */
     void releaseUnwanted(Hold hold) {
         if (hold instanceof LeasedHold leased) {
