@@ -15,6 +15,7 @@ public final class HoldfastBuilder {
     private final LockStore store;
     private Duration defaultLease = Duration.ofSeconds(30);
     private String holderName = Holders.localHolder();
+    private final List<LockListener> listeners = new ArrayList<>();
 
     HoldfastBuilder(String uri) {
         this.uri = Objects.requireNonNull(uri, "uri");
@@ -46,6 +47,15 @@ public final class HoldfastBuilder {
             throw new IllegalArgumentException("holder name is " + name.length() + " characters long" + allowed);
         }
         this.holderName = name;
+        return this;
+    }
+
+    /**
+     * Adds a listener told of every acquire, release, loss and failed renewal of the client's locks (metrics,
+     * logs); may be called several times. See {@link LockListener} for what is guaranteed.
+     */
+    public HoldfastBuilder listener(LockListener listener) {
+        listeners.add(Objects.requireNonNull(listener, "listener"));
         return this;
     }
 
