@@ -67,13 +67,13 @@ public final class HoldfastBuilder {
      */
     public Holdfast connect() {
         if (store != null) {
-            return new HoldfastClient(store, defaultLease, holderName);
+            return new HoldfastClient(store, defaultLease, holderName, listeners);
         }
         List<String> accepted = new ArrayList<>();
         for (LockStoreProvider provider : ServiceLoader.load(LockStoreProvider.class, HoldfastBuilder.class.getClassLoader())) {
             if (provider.accepts(uri)) {
                 LockStore store = provider.open(uri);
-                return new HoldfastClient(store, defaultLease, holderName);
+                return new HoldfastClient(store, defaultLease, holderName, listeners);
             }
             accepted.addAll(provider.schemes());
         }
