@@ -1,5 +1,6 @@
 package io.holdfast;
 
+import io.holdfast.LockListener.AcquireOutcome;
 import io.holdfast.spi.Attempt;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,7 +39,10 @@ import java.util.concurrent.TimeUnit;
  * A deadline that passes during a call is acted on when the call returns (a grant it brings is kept), so a
  * wait overruns its deadline by at most one store call, which the store bounds by its request time-out.
  * Every transition happens in {@link #move} under this object's lock; store calls, timers' callbacks,
- * queue hand-overs and the future's completion run outside it.
+ * queue hand-overs, the client's {@link LockListener}s and the future's completion run outside it. The
+ * listeners hear exactly one end of the wait, before the future completes: from {@link #end} on the way
+ * out of DONE without a grant, from {@link #giveUp} when the caller gives up during a call (ABANDONING),
+ * or, for a grant, from {@link HoldfastClient#started}.
  */
 final class Acquisition {
     private static final Logger log = LoggerFactory.getLogger(Acquisition.class);
@@ -74,6 +78,7 @@ final class Acquisition {
     final String ownerId;
     final CompletableFuture<Hold> future = new CompletableFuture<>();
     private final Duration wait;
+    private final long startNanos;
     private final boolean forever;
     private final long deadlineNanos;
     private final boolean storeQueues;
@@ -94,6 +99,7 @@ final class Acquisition {
         this.handle = handle;
         this.ownerId = ownerId;
         this.wait = wait;
+        this.startNanos = startNanos;
         this.forever = wait.compareTo(FOREVER) >= 0;
         this.deadlineNanos = forever ? 0 : startNanos + wait.toNanos();
         this.storeQueues = handle.client.store.traits().queuesWaiters();
@@ -182,7 +188,8 @@ final class Acquisition {
             }
             move(State.DONE);
         }
-        end(timeoutError());
+        RuntimeException error = timeoutError();
+        end(error, outcomeOf(error));
     }
 
     /** The caller, an interrupt or the client's close ends the wait. */
@@ -200,9 +207,10 @@ final class Acquisition {
         }
         if (inCall) {
             leaveQueue(false); // the next waiter need not wait for this call; its return gives the owner back
+            handle.client.listeners.acquireEnded(handle.name, AcquireOutcome.ABANDONED, startNanos, 0);
             future.completeExceptionally(reason);
         } else {
-            end(reason);
+            end(reason, AcquireOutcome.ABANDONED);
         }
     }
 
@@ -244,6 +252,7 @@ final class Acquisition {
         boolean granted = result != null && result.acquired();
         Next next;
         RuntimeException endWith = null;
+        AcquireOutcome endAs = null; // null: told already (abandoned during the call)
         synchronized (this) {
             attempted |= attemptMade;
             if (error != null) {
@@ -260,6 +269,7 @@ final class Acquisition {
                 move(State.DONE); // not transient (a refused argument, a store error): retrying would hide it
                 next = Next.END;
                 endWith = error;
+                endAs = outcomeOf(error);
             } else {
                 if (error != null) {
                     lastError = error;
@@ -272,6 +282,7 @@ final class Acquisition {
                     move(State.DONE);
                     next = Next.END;
                     endWith = timeoutError();
+                    endAs = outcomeOf(endWith);
                 } else if (state == State.CALLING_WOKEN || !attempted) {
                     move(State.CALLING);
                     next = Next.CALL_AGAIN;
@@ -285,7 +296,7 @@ final class Acquisition {
         switch (next) {
             case CALL_AGAIN -> dispatch(false, true);
             case DELIVER -> deliver(result, sentNanos);
-            case END -> end(endWith);
+            case END -> end(endWith, endAs);
             case NOTHING -> { }
         }
     }
@@ -294,7 +305,7 @@ final class Acquisition {
         leaveQueue(true);
         Hold hold;
         try {
-            hold = handle.granted(ownerId, result, sentNanos);
+            hold = handle.granted(ownerId, result, sentNanos, startNanos);
         } catch (RuntimeException e) {
             future.completeExceptionally(e); // the client closed meanwhile; granted() released the lease
             return;
@@ -304,8 +315,8 @@ final class Acquisition {
         }
     }
 
-    /** After moving to DONE without a grant: leave the queue, give back, complete. */
-    private void end(RuntimeException error) {
+    /** After moving to DONE without a grant: leave the queue, give back, tell the listeners (unless told already), complete. */
+    private void end(RuntimeException error, AcquireOutcome outcome) {
         boolean giveBack;
         synchronized (this) {
             giveBack = unsure;
@@ -313,6 +324,9 @@ final class Acquisition {
         leaveQueue(false);
         if (giveBack) {
             handle.giveBack(ownerId);
+        }
+        if (outcome != null) {
+            handle.client.listeners.acquireEnded(handle.name, outcome, startNanos, 0);
         }
         if (error != null) {
             future.completeExceptionally(error);
@@ -324,6 +338,14 @@ final class Acquisition {
         if (!storeQueues) {
             handle.client.existingQueue(handle.name).ifPresent(q -> q.leave(this, acquired));
         }
+    }
+
+    /** How a wait that ends with {@code error} ended, for the listeners; a closed client's ending is the caller's. */
+    private AcquireOutcome outcomeOf(RuntimeException error) {
+        if (error instanceof LockTimeoutException) {
+            return AcquireOutcome.TIMED_OUT;
+        }
+        return handle.client.isClosed() && !(error instanceof StoreException) ? AcquireOutcome.ABANDONED : AcquireOutcome.FAILED;
     }
 
     private RuntimeException timeoutError() {

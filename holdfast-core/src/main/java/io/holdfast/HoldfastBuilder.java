@@ -52,7 +52,8 @@ public final class HoldfastBuilder {
 
     /**
      * Adds a listener told of every acquire, release, loss and failed renewal of the client's locks (metrics,
-     * logs); may be called several times. See {@link LockListener} for what is guaranteed.
+     * logs); may be called several times, and listeners are told in the order they were added. See
+     * {@link LockListener} for what is guaranteed; {@code holdfast-micrometer}'s {@code HoldfastMetrics} is one.
      */
     public HoldfastBuilder listener(LockListener listener) {
         listeners.add(Objects.requireNonNull(listener, "listener"));
@@ -67,13 +68,13 @@ public final class HoldfastBuilder {
      */
     public Holdfast connect() {
         if (store != null) {
-            return new HoldfastClient(store, defaultLease, holderName);
+            return new HoldfastClient(store, defaultLease, holderName, listeners);
         }
         List<String> accepted = new ArrayList<>();
         for (LockStoreProvider provider : ServiceLoader.load(LockStoreProvider.class, HoldfastBuilder.class.getClassLoader())) {
             if (provider.accepts(uri)) {
                 LockStore store = provider.open(uri);
-                return new HoldfastClient(store, defaultLease, holderName);
+                return new HoldfastClient(store, defaultLease, holderName, listeners);
             }
             accepted.addAll(provider.schemes());
         }

@@ -42,6 +42,8 @@ final class HoldfastClient implements Holdfast {
     /** Listener callbacks, one at a time. */
     final ExecutorService events;
     final Renewer renewer;
+    /** The application's {@link LockListener}s; told outside every monitor. */
+    final Listeners listeners;
     private final ConcurrentHashMap<String, WaitQueue> queues = new ConcurrentHashMap<>();
     /** Every wait not over yet, so that close() ends each one. */
     private final Set<Acquisition> waiting = ConcurrentHashMap.newKeySet();
@@ -51,8 +53,9 @@ final class HoldfastClient implements Holdfast {
     private final ClientAdmin admin;
     private volatile boolean closed;
 
-    HoldfastClient(LockStore store, Duration defaultLease, String holderName) {
+    HoldfastClient(LockStore store, Duration defaultLease, String holderName, List<LockListener> listeners) {
         this.store = store;
+        this.listeners = new Listeners(listeners);
         this.defaultLease = leaseFor(defaultLease);
         this.holderName = holderName;
         int id = CLIENTS.incrementAndGet();
@@ -118,8 +121,13 @@ final class HoldfastClient implements Holdfast {
         return new IllegalStateException("the Holdfast client was closed while waiting");
     }
 
-    /** Registers a granted lease and returns its first hold; releases it if the client closed meanwhile. */
-    Hold started(Lease lease) {
+    /**
+     * Registers a granted lease and returns its first hold; releases it if the client closed meanwhile. The
+     * listeners are told of the grant first, before anything (a deadline, a renewal, the client's close) can
+     * end the lease, so they always hear ACQUIRED before its release or loss.
+     */
+    Hold started(Lease lease, long acquireStartNanos) {
+        listeners.acquireEnded(lease.name, LockListener.AcquireOutcome.ACQUIRED, acquireStartNanos, lease.token);
         active.add(lease);
         Hold first = lease.start();
         if (closed) {

@@ -27,7 +27,9 @@ import java.util.concurrent.TimeUnit;
  * succeeded, plus the lease, minus a safety margin, so it passes before the store can free the lock. A
  * timer on the client's timer thread watches it whether or not the lease is renewed; renewals only move
  * it later. Invariants, checked on every transition: new holds are made only in HELD with a hold open;
- * LOST and RELEASED are final; listeners are told exactly once, and only on the way into LOST.
+ * LOST and RELEASED are final; hold-lost listeners are told exactly once, and only on the way into LOST;
+ * the client's {@link LockListener}s are told exactly once, outside the monitor, by whoever moved the lease
+ * into RELEASED or LOST, and of a failed renewal only while HELD.
  */
 final class Lease {
     private static final Logger log = LoggerFactory.getLogger(Lease.class);
@@ -50,6 +52,8 @@ final class Lease {
     final boolean renew;
     final long leaseNanos;
     final long marginNanos;
+    /** When the grant arrived; a hold's time held is measured from here. */
+    final long grantedAtNanos = System.nanoTime();
 
     // Guarded by this.
     private State state = State.HELD;
@@ -159,12 +163,17 @@ final class Lease {
 
     /** A renewal failed or got no answer: retry soon; the deadline timer ends the lease if none succeeds. */
     void renewalFailed(Exception error, long nowNanos) {
+        boolean held;
         synchronized (this) {
             lastRenewalError = error;
+            held = state == State.HELD;
         }
         long retryAt = nowNanos + Math.min(leaseNanos / 10, TimeUnit.SECONDS.toNanos(1));
         long deadline = validUntilNanos;
         nextRenewAtNanos = retryAt - deadline < 0 ? retryAt : deadline;
+        if (held) {
+            client.listeners.renewalFailed(name, token, error);
+        }
     }
 
     /** Marks a HELD lease lost (the deadline passed, the store disowned it), once, and tells the listeners. */
@@ -189,6 +198,7 @@ final class Lease {
         }
         client.renewer.remove(this);
         log.warn("hold on '{}' (token {}) lost: {}", name, token, reason);
+        client.listeners.lost(name, token, grantedAtNanos, reason);
         for (int i = 0; i < toTell.size(); i++) {
             HoldLostListener l = toTell.get(i);
             Hold h = holds.get(i);
@@ -232,11 +242,11 @@ final class Lease {
         try {
             released = releaseInStore(true);
         } catch (RuntimeException e) {
-            settle(State.RELEASED); // given up by its owner; the lease ends it in the store
+            settleReleased(); // given up by its owner; the lease ends it in the store
             throw e;
         }
         if (released) {
-            settle(State.RELEASED);
+            settleReleased();
             return;
         }
         lose(State.RELEASING, "the store no longer had this hold when it was released: its lease had run out or it was force-released");
@@ -260,15 +270,18 @@ final class Lease {
         } catch (RuntimeException e) {
             log.debug("release of '{}' failed; its lease will run out", name, e);
         }
-        settle(State.RELEASED);
+        settleReleased();
     }
 
-    private void settle(State end) {
+    /** RELEASING ends in RELEASED, once; the listeners are told by whoever made that move. */
+    private void settleReleased() {
         synchronized (this) {
-            if (state == State.RELEASING) {
-                move(end);
+            if (state != State.RELEASING) {
+                return;
             }
+            move(State.RELEASED);
         }
+        client.listeners.released(name, token, grantedAtNanos);
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.holdfast;
 
+import io.holdfast.LockListener.AcquireOutcome;
 import io.holdfast.spi.Attempt;
 
 import java.time.Duration;
@@ -31,13 +32,21 @@ final class LockHandle implements DistributedLock {
         client.checkOpen();
         String owner = client.newOwnerId();
         long sent = System.nanoTime();
+        client.listeners.acquireStarted(name);
         // Never blocks, so it does not answer to interrupts: set the flag aside for the store call.
         boolean interrupted = Thread.interrupted();
         try {
-            Attempt attempt = attemptOrGiveBack(owner);
-            if (attempt.acquired()) {
-                return Optional.of(granted(owner, attempt, sent));
+            Attempt attempt;
+            try {
+                attempt = attemptOrGiveBack(owner);
+            } catch (RuntimeException | Error e) {
+                client.listeners.acquireEnded(name, AcquireOutcome.FAILED, sent, 0);
+                throw e;
             }
+            if (attempt.acquired()) {
+                return Optional.of(granted(owner, attempt, sent, sent));
+            }
+            client.listeners.acquireEnded(name, AcquireOutcome.TIMED_OUT, sent, 0);
             dequeue(owner);
             return Optional.empty();
         } finally {
@@ -96,7 +105,9 @@ final class LockHandle implements DistributedLock {
     public CompletableFuture<Hold> acquireAsync(Duration wait) {
         Durations.requireWait(wait);
         client.checkOpen();
-        Acquisition acquisition = new Acquisition(this, client.newOwnerId(), System.nanoTime(), wait);
+        long start = System.nanoTime();
+        client.listeners.acquireStarted(name);
+        Acquisition acquisition = new Acquisition(this, client.newOwnerId(), start, wait);
         acquisition.start(null, null);
         return acquisition.future;
     }
@@ -111,6 +122,7 @@ final class LockHandle implements DistributedLock {
         client.checkOpen();
         String owner = client.newOwnerId();
         long start = System.nanoTime();
+        client.listeners.acquireStarted(name);
         Attempt first = null;
         RuntimeException firstError = null;
         if (client.store.traits().queuesWaiters() || !client.hasWaiters(name)) {
@@ -118,12 +130,13 @@ final class LockHandle implements DistributedLock {
                 first = attempt(owner);
             } catch (StoreUnavailableException e) {
                 firstError = e; // transient: the wait retries with the same owner, which adopts a grant the reply lost
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | Error e) {
                 giveBack(owner);
+                client.listeners.acquireEnded(name, AcquireOutcome.FAILED, start, 0);
                 throw e;
             }
             if (first != null && first.acquired()) {
-                return CompletableFuture.completedFuture(granted(owner, first, start));
+                return CompletableFuture.completedFuture(granted(owner, first, start, start));
             }
         }
         Acquisition acquisition = new Acquisition(this, owner, start, wait);
@@ -195,9 +208,12 @@ final class LockHandle implements DistributedLock {
         GiveBack.start(client, name, owner, lease);
     }
 
-    /** Turns a successful attempt sent at {@code sentNanos} into a hold. */
-    Hold granted(String owner, Attempt attempt, long sentNanos) {
-        return client.started(new Lease(client, name, owner, attempt.fencingToken(), lease, renew, sentNanos));
+    /**
+     * Turns a successful attempt sent at {@code sentNanos} into a hold, for an acquire that started at
+     * {@code startNanos} (the listeners are told it ended ACQUIRED).
+     */
+    Hold granted(String owner, Attempt attempt, long sentNanos, long startNanos) {
+        return client.started(new Lease(client, name, owner, attempt.fencingToken(), lease, renew, sentNanos), startNanos);
     }
 
     @Override

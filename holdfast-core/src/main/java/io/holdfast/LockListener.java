@@ -13,9 +13,17 @@ import java.time.Duration;
  * {@link Hold#reenter()} shares it and is not told. So "acquires started minus ended" counts waits in progress,
  * and "acquired minus released minus lost" counts holds in force, at any moment.
  *
- * <p>Calls come from whichever thread saw the event (the caller, the I/O pool, the renewer, the event thread),
- * possibly concurrently; keep them short and never block or call back into Holdfast from them. An exception a
- * listener throws is logged and otherwise ignored.
+ * <p>Order: an acquire's end is told before the acquire returns or throws, or completes its future (an abandoned
+ * wait: as the caller's cancel, interrupt or completion, or the client's close, takes effect); a hold's
+ * {@code ACQUIRED} is told before anything can end it, so always before its {@code released} or {@code lost};
+ * {@code renewalFailed} is told only while the hold is in force. A grant that arrives as its caller gives up, or
+ * as the client closes, is told {@code ACQUIRED} and then {@code released} at once (nothing leaks).
+ *
+ * <p>Calls come from whichever thread saw the event (the caller, the client's I/O, timer or renewer threads),
+ * possibly concurrently, never while the core holds a lock of its own; keep them short and never block or call
+ * back into Holdfast from them: a slow listener slows the lock's callers. Whatever a listener throws (an
+ * exception or an {@link Error}) is logged and otherwise ignored, and the other listeners are still told; the
+ * first failure of each listener is logged at ERROR, later ones at DEBUG.
  */
 public interface LockListener {
 
@@ -27,7 +35,10 @@ public interface LockListener {
         TIMED_OUT,
         /** The caller was interrupted, cancelled or completed the future, or the client closed. */
         ABANDONED,
-        /** The store failed (unreachable, misconfigured, an unexpected error). */
+        /**
+         * The store failed (unreachable, misconfigured, an unexpected error), including a wait that ran out while
+         * the store stayed unreachable (the caller gets its {@link StoreUnavailableException}).
+         */
         FAILED
     }
 

@@ -38,6 +38,8 @@ final class InMemoryStore implements LockStore {
     volatile double failBefore;
     /** Probability that a call does its work and then fails (a lost reply). */
     volatile double failAfter;
+    /** If set, thrown by every acquire attempt (a store error that is not transient). */
+    volatile RuntimeException acquireError;
     /** Thrown once, then cleared, by the next renew call. */
     final AtomicReference<Throwable> renewThrowsOnce = new AtomicReference<>();
     /** Called at the start of every release, with the lock name (a test can block it). */
@@ -80,6 +82,10 @@ final class InMemoryStore implements LockStore {
     public Attempt tryAcquire(String name, String ownerId, String holder, Duration lease) {
         attempts.incrementAndGet();
         attemptOwners.add(ownerId);
+        RuntimeException refused = acquireError;
+        if (refused != null) {
+            throw refused;
+        }
         before();
         Attempt result;
         synchronized (this) {
@@ -252,6 +258,11 @@ final class InMemoryStore implements LockStore {
 
     /** Wraps this store in a client the way Holdfast.connect does. */
     Holdfast client() {
-        return new HoldfastClient(this, Duration.ofSeconds(30), "test");
+        return client(List.of());
+    }
+
+    /** Wraps this store in a client with these listeners. */
+    Holdfast client(List<LockListener> listeners) {
+        return new HoldfastClient(this, Duration.ofSeconds(30), "test", listeners);
     }
 }

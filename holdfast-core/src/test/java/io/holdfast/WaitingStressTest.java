@@ -30,7 +30,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  *
  * <p>Checked: never two holders inside at once; every hold handed to a caller is valid on arrival; every
  * call and future ends within its wait plus a bound; no invariant of a state machine breaks; and once the
- * outage ends and every caller is done, the store is left with no holder and no queued owner.
+ * outage ends and every caller is done, the store is left with no holder and no queued owner; and the clients'
+ * {@link LockListener} heard every acquire end once and every hold end once, in order.
  */
 class WaitingStressTest {
     private static final Duration[] WAITS = {
@@ -45,7 +46,9 @@ class WaitingStressTest {
         store.latencyMicros = 400;
         store.failBefore = 0.03;
         store.failAfter = 0.03;
-        List<Holdfast> clients = List.of(store.client(), store.client(), store.client());
+        RecordingListener recorder = new RecordingListener();
+        List<Holdfast> clients = List.of(store.client(List.of(recorder)), store.client(List.of(recorder)),
+                store.client(List.of(recorder)));
         AtomicInteger inside = new AtomicInteger();
         AtomicInteger acquired = new AtomicInteger();
         AtomicLong problems = new AtomicLong();
@@ -120,6 +123,7 @@ class WaitingStressTest {
         assertThat(problems.get()).isZero();
         assertThat(acquired.get()).as("acquisitions").isPositive();
         assertThat(Invariants.violations() - violationsBefore).as("broken state-machine invariants").isZero();
+        recorder.awaitBalancedAndCheck();
     }
 
     /** One wait of a random kind; a hold if it got one. */
