@@ -13,7 +13,6 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 
 /**
  * One wait for a lock, as a state machine. It keeps one owner id for all its attempts, so an attempt whose
@@ -48,7 +47,6 @@ final class Acquisition {
     private static final Logger log = LoggerFactory.getLogger(Acquisition.class);
     /** A wait at least this long has no deadline. */
     static final Duration FOREVER = Duration.ofDays(365L * 100);
-    private static final long FIRST_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
     enum State {
         /** Behind an earlier waiter of this client for the name (only where the store keeps no order). */
@@ -132,7 +130,7 @@ final class Acquisition {
         if (!forever) {
             synchronized (this) {
                 if (state != State.DONE) {
-                    deadlineTimer = schedule(this::deadline, deadlineNanos - System.nanoTime());
+                    deadlineTimer = handle.client.schedule(this::deadline, deadlineNanos - System.nanoTime());
                 }
             }
         }
@@ -238,6 +236,9 @@ final class Acquisition {
             result = handle.attempt(ownerId);
         } catch (RuntimeException e) {
             error = e;
+        } catch (Error e) {
+            // Not transient (a driver's missing class, say): it ends the wait as a failure instead of stranding it.
+            error = new IllegalStateException("the " + handle.client.store.backend() + " store failed: " + e, e);
         }
         if (result != null && !result.acquired() && storeQueues) {
             rewatch(); // a queueing store's predecessor may have changed
@@ -362,7 +363,7 @@ final class Acquisition {
         AutoCloseable fresh;
         try {
             fresh = handle.client.store.watchReleases(handle.name, ownerId, this::wake);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
             log.debug("watching '{}' failed; polling only", handle.name, e);
             return;
         }
@@ -375,7 +376,7 @@ final class Acquisition {
                 watch = fresh;
             }
         }
-        closeQuietly(old);
+        HoldfastClient.closeQuietly(old);
     }
 
     /** The single place where the state changes; checks the invariants of the state entered. */
@@ -395,7 +396,7 @@ final class Acquisition {
             }
             if (watch != null) {
                 AutoCloseable w = watch;
-                handle.client.runInBackground(() -> closeQuietly(w)); // may be a store call: never under this monitor
+                handle.client.runInBackground(() -> HoldfastClient.closeQuietly(w)); // may be a store call: never under this monitor
                 watch = null;
             }
         }
@@ -406,40 +407,11 @@ final class Acquisition {
 
     // Called under this, in WAITING.
     private void schedulePoll() {
-        var traits = handle.client.store.traits();
-        long max = traits.maxPollInterval().toNanos();
-        // A store that wakes each waiter's own predecessor is polled only as a fallback.
-        long first = storeNotifies && storeQueues ? Math.max(FIRST_POLL_NANOS, max / 4) : FIRST_POLL_NANOS;
-        long delay = Math.min(max, first << Math.min(polls, 20));
-        polls++;
-        if (holderHint != null) {
-            // No point polling long before the holder's lease runs out, nor long after.
-            delay = Math.min(delay, Math.max(0, holderHint.toNanos()) + TimeUnit.MILLISECONDS.toNanos(5));
-        }
-        delay = (long) (delay * (0.8 + 0.4 * java.util.concurrent.ThreadLocalRandom.current().nextDouble()));
+        long delay = PollBackoff.delayNanos(handle.client.store.traits(), polls++, holderHint);
         if (!forever) {
             delay = Math.min(delay, Math.max(0, deadlineNanos - System.nanoTime()));
         }
-        pollTimer = schedule(this::wake, delay);
-    }
-
-    /** A timer on the client's timer thread; none once the client is closed (its close ends this wait). */
-    private ScheduledFuture<?> schedule(Runnable task, long delayNanos) {
-        try {
-            return handle.client.timers.schedule(task, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
-        } catch (RejectedExecutionException e) {
-            return null;
-        }
-    }
-
-    private static void closeQuietly(AutoCloseable c) {
-        if (c != null) {
-            try {
-                c.close();
-            } catch (Exception e) {
-                // a watch that fails to close costs a stray wake-up at most
-            }
-        }
+        pollTimer = handle.client.schedule(this::wake, delay);
     }
 
     @Override

@@ -4,7 +4,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -53,11 +52,7 @@ final class GiveBack implements Runnable {
             }
             long delay = retryNanos;
             retryNanos = Math.min(MAX_RETRY_NANOS, retryNanos * 2);
-            try {
-                client.timers.schedule(this::submit, delay, TimeUnit.NANOSECONDS);
-            } catch (RejectedExecutionException closed) {
-                // the client is closed: a stray grant ends with its lease
-            }
+            client.schedule(this::submit, delay); // none once the client is closed: a stray grant ends with its lease
         } catch (RuntimeException e) {
             log.debug("giving back '{}' for {} was refused", name, owner, e);
         }

@@ -137,6 +137,26 @@ final class HoldfastClient implements Holdfast {
         return first;
     }
 
+    /** Runs {@code task} on the timer thread after {@code delayNanos}; null, and never run, once the client is closed. */
+    java.util.concurrent.ScheduledFuture<?> schedule(Runnable task, long delayNanos) {
+        try {
+            return timers.schedule(task, Math.max(0, delayNanos), java.util.concurrent.TimeUnit.NANOSECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            return null;
+        }
+    }
+
+    /** Closes {@code c} if not null, ignoring what it throws (a watch that fails to close costs a stray wake-up at most). */
+    static void closeQuietly(AutoCloseable c) {
+        if (c != null) {
+            try {
+                c.close();
+            } catch (Exception e) {
+                // ignored, as documented
+            }
+        }
+    }
+
     /** Runs {@code task} on the I/O pool, or on this thread if the client is closing and the pool refuses it. */
     void runInBackground(Runnable task) {
         try {

@@ -362,12 +362,8 @@ final class Lease {
         if (state != State.HELD) {
             return;
         }
-        try {
-            deadlineTimer = client.timers.schedule(this::checkDeadline,
-                    Math.max(0, validUntilNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
-        } catch (java.util.concurrent.RejectedExecutionException e) {
-            deadlineTimer = null; // the client is closing; it releases this lease itself
-        }
+        // None once the client is closing: it releases this lease itself.
+        deadlineTimer = client.schedule(this::checkDeadline, validUntilNanos - System.nanoTime());
     }
 
     private void checkDeadline() {

@@ -40,6 +40,8 @@ final class InMemoryStore implements LockStore {
     volatile double failAfter;
     /** If set, thrown by every acquire attempt (a store error that is not transient). */
     volatile RuntimeException acquireError;
+    /** Thrown once, then cleared, by the next acquire attempt. */
+    final AtomicReference<Throwable> acquireThrowsOnce = new AtomicReference<>();
     /** Thrown once, then cleared, by the next renew call. */
     final AtomicReference<Throwable> renewThrowsOnce = new AtomicReference<>();
     /** Called at the start of every release, with the lock name (a test can block it). */
@@ -85,6 +87,12 @@ final class InMemoryStore implements LockStore {
         RuntimeException refused = acquireError;
         if (refused != null) {
             throw refused;
+        }
+        Throwable once = acquireThrowsOnce.getAndSet(null);
+        if (once instanceof Error error) {
+            throw error;
+        } else if (once != null) {
+            throw (RuntimeException) once;
         }
         before();
         Attempt result;

@@ -130,6 +130,32 @@ class WaitingFindingsTest {
         hold.close();
     }
 
+    /**
+     * An Error thrown by the store during a wait's call on the I/O pool (a missing class of a driver, say) ends the
+     * wait as a failure; before, the wait stayed in CALLING and its future never completed, deadline or not.
+     */
+    @Test
+    @Timeout(value = 30, unit = TimeUnit.SECONDS)
+    void anErrorFromAStoreCallDuringAWaitEndsTheWait() throws Exception {
+        for (boolean queues : new boolean[] {false, true}) {
+            InMemoryStore store = new InMemoryStore(queues, true);
+            Holdfast holder = client(store);
+            Hold held = holder.lock("job").acquire(Duration.ofSeconds(5));
+            Holdfast waiter = client(store);
+            CompletableFuture<Hold> wait = waiter.lock("job").acquireAsync(Duration.ofSeconds(2));
+            while (store.attempts.get() < 2) {
+                Thread.sleep(5); // the waiter's first attempt was refused
+            }
+            store.acquireThrowsOnce.set(new NoClassDefFoundError("injected"));
+            held.close(); // wakes the waiter, whose next attempt throws the Error
+            assertThatThrownBy(() -> wait.get(10, TimeUnit.SECONDS))
+                    .as("the wait, queueing=%s", queues)
+                    .isInstanceOf(ExecutionException.class)
+                    .hasRootCauseInstanceOf(NoClassDefFoundError.class);
+            assertThat(waiter.lock("job").tryAcquire(Duration.ofSeconds(2))).as("the name afterwards").isPresent();
+        }
+    }
+
     /** Finding 12: a timed wait whose first attempt is in flight when the client closes returns promptly. */
     @Test
     @Timeout(value = 30, unit = TimeUnit.SECONDS)
