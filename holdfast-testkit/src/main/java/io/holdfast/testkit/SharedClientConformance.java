@@ -139,17 +139,18 @@ public abstract class SharedClientConformance extends ConformanceBase {
     /**
      * A thousand virtual threads share one client and each takes the lock once, in a child JVM of a JDK 21+
      * (this JVM's if it is one, else the newest under /usr/lib/jvm, or $HOLDFAST_JDK21): all get it, the
-     * counter is exact, and waiting takes no platform thread per waiter.
+     * counter is exact, and waiting takes no platform thread per waiter. Only a stall fails it, not a slow machine
+     * (see {@link VirtualThreadProbe#STALL}).
      */
     @Test
-    @Timeout(value = 240, unit = TimeUnit.SECONDS)
+    @Timeout(value = 600, unit = TimeUnit.SECONDS)
     public void aThousandVirtualThreadsShareOneClient() throws Exception {
         Optional<Path> java = jdk21();
         Assumptions.assumeTrue(java.isPresent(), "no JDK 21 or newer found (this JVM, $HOLDFAST_JDK21, /usr/lib/jvm): "
                 + "virtual threads cannot be tried here");
         int threads = 1000;
         try (ChildJvm child = ChildJvm.start(java.get(), VirtualThreadProbe.class, uri(), name("virtual"), Integer.toString(threads))) {
-            String line = child.awaitLine(l -> l.startsWith("probe "), Duration.ofSeconds(220));
+            String line = child.awaitLine(l -> l.startsWith("probe "), Duration.ofSeconds(580));
             System.out.println(getClass().getSimpleName() + " virtual threads on " + java.get() + ": " + line);
             assertThat(line).as("the probe's report; output:\n%s", child.transcript()).startsWith("probe acquired=");
             assertThat(line).contains("acquired=" + threads + " counter=" + threads + " ");

@@ -17,9 +17,14 @@ import java.util.concurrent.atomic.AtomicInteger;
  * A child-JVM program (JDK 21+): {@code THREADS} virtual threads share one client and each takes the lock
  * {@code NAME} once, doing read-sleep-write on a plain counter inside. Prints
  * {@code probe acquired=N counter=C peakPlatformThreads=P} and exits 0, or prints {@code probe failed: ...}
- * and exits 1. Built for release 17, so it reaches virtual threads reflectively.
+ * and exits 1. The waits have no deadline: a slow machine only makes the run longer. What fails it is a stall,
+ * {@link #STALL} without a single acquisition while threads still wait, which no store's hand-off comes near.
+ * Built for release 17, so it reaches virtual threads reflectively.
  */
 public final class VirtualThreadProbe {
+    /** Longest time without any acquisition that is not a stall. */
+    static final Duration STALL = Duration.ofSeconds(30);
+
     private VirtualThreadProbe() {
     }
 
@@ -37,7 +42,7 @@ public final class VirtualThreadProbe {
             List<Future<?>> all = new ArrayList<>();
             for (int i = 0; i < threads; i++) {
                 all.add(virtual.submit(() -> {
-                    try (Hold hold = lock.acquire(Duration.ofSeconds(150))) {
+                    try (Hold hold = lock.acquire()) {
                         if (inside.incrementAndGet() != 1) {
                             throw new IllegalStateException("two holders inside at once");
                         }
@@ -50,8 +55,21 @@ public final class VirtualThreadProbe {
                     return null;
                 }));
             }
+            int seen = 0;
+            long lastProgress = System.nanoTime();
+            while (!all.stream().allMatch(Future::isDone)) {
+                Thread.sleep(200);
+                int now = acquired.get();
+                if (now != seen) {
+                    seen = now;
+                    lastProgress = System.nanoTime();
+                } else if (System.nanoTime() - lastProgress > STALL.toNanos()) {
+                    throw new IllegalStateException("stalled: no acquisition for " + STALL.toSeconds() + " s, "
+                            + now + " of " + threads + " threads served");
+                }
+            }
             for (Future<?> f : all) {
-                f.get(170, TimeUnit.SECONDS);
+                f.get(1, TimeUnit.SECONDS); // done: reports a thread's failure
             }
         } catch (Exception e) {
             System.out.println("probe failed: " + e);
