@@ -102,7 +102,8 @@ final class LockedMethods {
             throw new IllegalArgumentException("set either lease (renewed while the method runs) or lockAtMostFor (not renewed), not both");
         }
         if (atLeast != null && atMost != null && atLeast.compareTo(atMost) > 0) {
-            throw new IllegalArgumentException("lockAtLeastFor " + atLeast + " is longer than lockAtMostFor " + atMost + "; allowed: at most lockAtMostFor");
+            throw new IllegalArgumentException("lockAtLeastFor " + Durations.format(atLeast) + " is longer than lockAtMostFor "
+                    + Durations.format(atMost) + "; allowed: at most lockAtMostFor");
         }
         int holdParameter = -1;
         Class<?>[] types = method.getParameterTypes();
