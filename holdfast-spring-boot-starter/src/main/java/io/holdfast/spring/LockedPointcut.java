@@ -1,6 +1,7 @@
 package io.holdfast.spring;
 
 import org.springframework.aop.support.StaticMethodMatcherPointcut;
+import org.springframework.core.annotation.AnnotationUtils;
 
 import java.lang.reflect.Method;
 
@@ -10,6 +11,7 @@ final class LockedPointcut extends StaticMethodMatcherPointcut {
 
     LockedPointcut(LockedMethods methods) {
         this.methods = methods;
+        setClassFilter(type -> AnnotationUtils.isCandidateClass(type, Locked.class)); // skips java.* and the like at once
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.holdfast.spring;
 import io.holdfast.Hold;
 import io.holdfast.Holdfast;
 import io.holdfast.LockListener;
+import io.holdfast.LockTimeoutException;
 import io.holdfast.StoreUnavailableException;
 import io.holdfast.testkit.LoopbackPorts;
 import org.junit.jupiter.api.Test;
@@ -72,6 +73,32 @@ class AutoConfigurationTest {
             FailureAnalysis analysis = new HoldfastFailureAnalyzer().analyze(failure);
             assertThat(analysis.getDescription()).contains("holdfast.uri is not set");
             assertThat(analysis.getAction()).contains("set holdfast.uri").contains("DataSource").contains("holdfast-jdbc");
+        });
+    }
+
+    @Test
+    void lockedMethodsWaitForHoldfastLockedWaitUnlessTheySetTheirOwn() {
+        String uri = Runners.sqliteUri();
+        Runners.starter().withPropertyValues("holdfast.uri=" + uri, "holdfast.locked.wait=200ms").withBean(Beans.Job.class).run(context -> {
+            Beans.Job job = context.getBean(Beans.Job.class);
+            try (Holdfast other = Holdfast.connect(uri); Hold held = other.lock("job").acquire(Duration.ofSeconds(5))) {
+                assertThatThrownBy(job::run).isInstanceOf(LockTimeoutException.class).hasMessageContaining("within 200ms");
+            }
+            job.run();
+            assertThat(job.runs()).isEqualTo(1);
+        });
+    }
+
+    @Test
+    void holdfastLockedEnabledFalseLeavesLockedMethodsAlone() {
+        String uri = Runners.sqliteUri();
+        Runners.starter().withPropertyValues("holdfast.uri=" + uri, "holdfast.locked.enabled=false").withBean(Beans.Job.class).run(context -> {
+            assertThat(context).doesNotHaveBean(LockedAdvisor.class);
+            Beans.Job job = context.getBean(Beans.Job.class);
+            try (Holdfast other = Holdfast.connect(uri); Hold held = other.lock("job").acquire(Duration.ofSeconds(5))) {
+                job.run();
+            }
+            assertThat(job.runs()).as("ran although another client held the lock").isEqualTo(1);
         });
     }
 
