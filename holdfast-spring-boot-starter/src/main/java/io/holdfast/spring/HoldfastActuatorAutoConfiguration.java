@@ -19,7 +19,8 @@ import java.net.UnknownHostException;
  * {@code management.endpoints.web.exposure.include=health,holdfast}).
  */
 @AutoConfiguration(after = HoldfastAutoConfiguration.class)
-@ConditionalOnClass(HealthIndicator.class)
+@ConditionalOnClass(value = HealthIndicator.class,
+        name = "org.springframework.boot.actuate.autoconfigure.health.ConditionalOnEnabledHealthIndicator")
 @ConditionalOnBean(Holdfast.class)
 public class HoldfastActuatorAutoConfiguration {
 

@@ -9,6 +9,7 @@ import io.holdfast.testkit.LoopbackPorts;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.diagnostics.FailureAnalyzer;
 import org.springframework.core.io.support.SpringFactoriesLoader;
 
@@ -49,6 +50,22 @@ class AutoConfigurationTest {
                 });
         assertThatThrownBy(() -> seen[0].lock("job").tryAcquire()).as("closed with the context")
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("closed");
+    }
+
+    /** The starter's optional dependencies are optional: with only holdfast-jdbc there, nothing else is touched. */
+    @Test
+    void startsWithOnlyTheJdbcBackendAndNoActuatorOnTheClassPath() {
+        Runners.starter().withConfiguration(org.springframework.boot.autoconfigure.AutoConfigurations.of(
+                        HoldfastActuatorAutoConfiguration.class, HoldfastMetricsAutoConfiguration.class))
+                .withClassLoader(new FilteredClassLoader("io.holdfast.redis", "io.holdfast.etcd", "io.holdfast.zookeeper", "io.lettuce",
+                        "io.etcd", "org.apache.curator", "org.springframework.data.redis", "org.springframework.boot.actuate", "io.micrometer"))
+                .withPropertyValues("holdfast.uri=" + Runners.sqliteUri())
+                .withBean(Beans.Job.class)
+                .run(context -> {
+                    assertThat(context).hasNotFailed().hasSingleBean(Holdfast.class).doesNotHaveBean("holdfastHealthIndicator");
+                    context.getBean(Beans.Job.class).run();
+                    assertThat(context.getBean(Beans.Job.class).runs()).isEqualTo(1);
+                });
     }
 
     @Test
