@@ -150,8 +150,11 @@ final class ClusterRun implements AutoCloseable {
         String out = network.exec(clientMembers.get(p.client - 1), "ss", "-Htn", "state", "established");
         for (String line : out.split("\n")) {
             String[] f = line.trim().split("\\s+");
-            if (f.length >= 4 && f[f.length - 1].endsWith(":" + cluster.clientPort())) {
-                servers.add(f[f.length - 1].substring(0, f[f.length - 1].lastIndexOf(':')));
+            for (String field : f) { // the peer, as 10.77.0.11:2181 or [::ffff:10.77.0.11]:2181 (a Java socket is IPv6)
+                if (field.endsWith(":" + cluster.clientPort())) {
+                    String host = field.substring(0, field.lastIndexOf(':')).replace("[", "").replace("]", "").replace("::ffff:", "");
+                    servers.add(host);
+                }
             }
         }
         for (Network.Member s : cluster.servers()) {

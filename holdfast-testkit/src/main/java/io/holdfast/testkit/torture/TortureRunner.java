@@ -68,6 +68,8 @@ public final class TortureRunner {
     private Random random;
     private volatile boolean stopping;
     private volatile long endAtNanos;
+    /** True while some fault asked for has not had its turn and the scheduler may still give it one. */
+    private volatile boolean faultsPending = true;
     private int partitions;
     private int pauses;
     private ClusterRun clusterRun;
@@ -157,7 +159,10 @@ public final class TortureRunner {
             do { // the scheduler may move the end later, so that every fault gets its turn
                 end = endAtNanos;
                 sleepUntil(end);
-            } while (end != endAtNanos && !stopping);
+                if (faultsPending && end == endAtNanos) {
+                    Thread.sleep(50); // a fault is under way; the scheduler extends the run before the next one
+                }
+            } while ((end != endAtNanos || faultsPending) && !stopping);
             stopping = true;
             scheduler.join(Duration.ofMinutes(3).toMillis());
             endMicros = Event.now();
@@ -246,7 +251,7 @@ public final class TortureRunner {
                 "--think", Durations.format(settings.think()),
                 "--wait", Durations.format(settings.acquireWait()),
                 "--seed", Long.toString(settings.seed()),
-                "--max-lifetime", Durations.format(settings.duration().multipliedBy(3).plus(Duration.ofMinutes(2))),
+                "--max-lifetime", Durations.format(settings.duration().multipliedBy(3).plus(Duration.ofMinutes(5))),
                 "--threads", Integer.toString(settings.threadsOf(client))));
         return ClientProcess.start(client, incarnation, clusterRun == null ? cmd : clusterRun.clientCommand(client, cmd),
                 logDir.resolve("client-" + client + "-" + incarnation + ".log"));
@@ -285,6 +290,14 @@ public final class TortureRunner {
     }
 
     private void scheduleFaults() {
+        try {
+            scheduleEachFault();
+        } finally {
+            faultsPending = false;
+        }
+    }
+
+    private void scheduleEachFault() {
         List<Fault> order = new ArrayList<>(settings.faults());
         if (order.isEmpty()) {
             return;
@@ -316,14 +329,17 @@ public final class TortureRunner {
                 long needed = expectedLength(f).plus(recovery()).toNanos();
                 long now = System.nanoTime();
                 if (endAtNanos - now < needed) {
-                    if (hadTurn.contains(f) || now + needed - latestEnd > 0) {
-                        return;
+                    if (hadTurn.contains(f) || (now + needed - latestEnd > 0 && settings.topology() == null)) {
+                        return; // in a topology every fault gets its turn, however slow the machine (a fault ends healed)
                     }
                     endAtNanos = now + needed;
                     progress.accept("torture: running " + Durations.format(Duration.ofNanos(needed)) + " longer so that "
                             + f.label() + " gets its turn");
                 }
                 hadTurn.add(f);
+                if (hadTurn.size() == order.size()) {
+                    faultsPending = false;
+                }
                 FaultWindow w;
                 try {
                     w = inject(f);

@@ -158,8 +158,8 @@ public abstract class Cluster implements AutoCloseable {
      */
     protected final String ask(Network.Member server, int port, String request) {
         try {
-            Commands.Outcome o = Commands.run(network.inside(server, List.of("timeout", "3", "bash", "-c",
-                    "exec 3<>/dev/tcp/127.0.0.1/" + port + " && printf '%s' \"$0\" >&3 && cat <&3", request)), null);
+            Commands.Outcome o = Commands.run(List.of("nsenter", "--net=/run/netns/" + server.namespace(), "timeout", "3", "bash", "-c",
+                    "exec 3<>/dev/tcp/127.0.0.1/" + port + " && printf '%s' \"$0\" >&3 && cat <&3", request), null);
             return o.output();
         } catch (IOException e) {
             return "";

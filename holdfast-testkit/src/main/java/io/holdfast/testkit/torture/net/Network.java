@@ -39,6 +39,7 @@ public final class Network implements AutoCloseable {
     private final Thread shutdownHook;
     private boolean closed;
     private boolean netem = true;
+    private final java.util.Set<Member> netemOn = new java.util.HashSet<>();
 
     /**
      * One member: a namespace with one interface, {@code eth0}, at {@code address}.
@@ -183,7 +184,7 @@ public final class Network implements AutoCloseable {
 
     /** Runs a short command inside {@code m}'s namespace and returns its output; throws if it fails. */
     public String exec(Member m, String... command) throws IOException {
-        return Commands.check(inside(m, List.of(command)).toArray(String[]::new));
+        return Commands.check(enter(m, List.of(command)).toArray(String[]::new));
     }
 
     /**
@@ -191,8 +192,16 @@ public final class Network implements AutoCloseable {
      * {@link #heal()}. Connections stay open, as in a real partition: what is sent is lost.
      */
     public Partition partition(Collection<Member> a, Collection<Member> b) throws IOException {
-        cut(a, b);
-        cut(b, a);
+        String aAddresses = String.join(", ", a.stream().map(Member::address).toList());
+        String bAddresses = String.join(", ", b.stream().map(Member::address).toList());
+        Map<Member, String> scripts = new LinkedHashMap<>();
+        for (Member m : a) {
+            scripts.put(m, "add element inet " + TABLE + " cut_to { " + bAddresses + " }\nadd element inet " + TABLE + " cut_from { " + bAddresses + " }\n");
+        }
+        for (Member m : b) {
+            scripts.put(m, "add element inet " + TABLE + " cut_to { " + aAddresses + " }\nadd element inet " + TABLE + " cut_from { " + aAddresses + " }\n");
+        }
+        nftAll(scripts);
         return new Partition(List.copyOf(a), List.copyOf(b), false);
     }
 
@@ -202,12 +211,15 @@ public final class Network implements AutoCloseable {
         return new Partition(List.copyOf(from), List.copyOf(to), true);
     }
 
+    /** One {@code nft} call per member involved: its own set of addresses it must no longer send to or hear from. */
     private void cut(Collection<Member> from, Collection<Member> to) throws IOException {
+        String toAddresses = String.join(", ", to.stream().map(Member::address).toList());
+        String fromAddresses = String.join(", ", from.stream().map(Member::address).toList());
         for (Member f : from) {
-            for (Member t : to) {
-                nft(f, "add element inet " + TABLE + " cut_to { " + t.address() + " }\n");
-                nft(t, "add element inet " + TABLE + " cut_from { " + f.address() + " }\n");
-            }
+            nft(f, "add element inet " + TABLE + " cut_to { " + toAddresses + " }\n");
+        }
+        for (Member t : to) {
+            nft(t, "add element inet " + TABLE + " cut_from { " + fromAddresses + " }\n");
         }
     }
 
@@ -224,9 +236,10 @@ public final class Network implements AutoCloseable {
             throw new IllegalArgumentException("loss " + lossPercent + "% is not allowed; allowed: 0 to 100");
         }
         if (netem) {
-            Commands.Outcome o = Commands.run(inside(m, List.of("tc", "qdisc", "replace", "dev", "eth0", "root", "netem",
+            Commands.Outcome o = Commands.run(enter(m, List.of("tc", "qdisc", "replace", "dev", "eth0", "root", "netem",
                     "delay", delay.toMillis() + "ms", "loss", lossPercent + "%")), null);
             if (o.ok()) {
+                netemOn.add(m);
                 return "tc netem on " + m + ": delay " + delay.toMillis() + " ms, loss " + lossPercent + "% of sent packets";
             }
             netem = false; // "Specified qdisc kind is unknown": the kernel has no sch_netem
@@ -240,17 +253,53 @@ public final class Network implements AutoCloseable {
 
     /** Undoes every partition and slow link. */
     public synchronized void heal() throws IOException {
+        Map<Member, String> scripts = new LinkedHashMap<>();
         for (Member m : members.values()) {
-            nft(m, "flush set inet " + TABLE + " cut_from\nflush set inet " + TABLE + " cut_to\n"
+            scripts.put(m, "flush set inet " + TABLE + " cut_from\nflush set inet " + TABLE + " cut_to\n"
                     + "flush chain inet " + TABLE + " lossy_in\nflush chain inet " + TABLE + " lossy_out\n");
-            if (netem) {
-                Commands.run(inside(m, List.of("tc", "qdisc", "del", "dev", "eth0", "root")), null);
-            }
+        }
+        nftAll(scripts);
+        for (Member m : List.copyOf(netemOn)) {
+            Commands.run(enter(m, List.of("tc", "qdisc", "del", "dev", "eth0", "root")), null);
+            netemOn.remove(m);
         }
     }
 
+    /**
+     * {@code command} entering only {@code m}'s network namespace ({@code nsenter}): quicker than {@code ip netns
+     * exec}, which also remounts {@code /sys}; for short administrative commands.
+     */
+    private static List<String> enter(Member m, List<String> command) {
+        List<String> all = new ArrayList<>(List.of("nsenter", "--net=/run/netns/" + m.namespace()));
+        all.addAll(command);
+        return all;
+    }
+
     private void nft(Member m, String script) throws IOException {
-        Commands.checkWithInput(script, inside(m, List.of("nft", "-f", "-")).toArray(String[]::new));
+        Commands.checkWithInput(script, enter(m, List.of("nft", "-f", "-")).toArray(String[]::new));
+    }
+
+    /** Runs each member's {@code nft} script, all at once (a partition takes effect everywhere within one command's time). */
+    private void nftAll(Map<Member, String> scripts) throws IOException {
+        List<java.util.concurrent.CompletableFuture<Void>> all = new ArrayList<>();
+        for (Map.Entry<Member, String> e : scripts.entrySet()) {
+            all.add(java.util.concurrent.CompletableFuture.runAsync(() -> {
+                try {
+                    nft(e.getKey(), e.getValue());
+                } catch (IOException ex) {
+                    throw new java.io.UncheckedIOException(ex);
+                }
+            }, runner -> {
+                Thread t = new Thread(runner, "nft-" + e.getKey().name());
+                t.setDaemon(true);
+                t.start();
+            }));
+        }
+        try {
+            java.util.concurrent.CompletableFuture.allOf(all.toArray(java.util.concurrent.CompletableFuture[]::new)).join();
+        } catch (java.util.concurrent.CompletionException e) {
+            throw e.getCause() instanceof java.io.UncheckedIOException u ? u.getCause() : new IOException(e.getCause());
+        }
     }
 
     /**
