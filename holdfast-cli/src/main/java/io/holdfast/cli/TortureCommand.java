@@ -2,6 +2,7 @@ package io.holdfast.cli;
 
 import io.holdfast.testkit.torture.Fault;
 import io.holdfast.testkit.torture.StoreControl;
+import io.holdfast.testkit.torture.Topology;
 import io.holdfast.testkit.torture.TortureResult;
 import io.holdfast.testkit.torture.TortureRunner;
 import io.holdfast.testkit.torture.TortureSettings;
@@ -47,10 +48,19 @@ final class TortureCommand implements Callable<Integer> {
     @Option(names = "--duration", paramLabel = "DURATION", defaultValue = "60s", converter = DurationConverter.class,
             description = "How long the clients run (default: ${DEFAULT-VALUE}).")
     Duration duration;
-    @Option(names = "--faults", paramLabel = "LIST", defaultValue = "kill,pause,restart,partition",
-            description = "Faults to inject in turn: kill, pause, restart, partition (comma-separated), all or none "
-                    + "(default: ${DEFAULT-VALUE}; a fault that cannot be injected here is skipped and the report says why).")
+    @Option(names = "--faults", paramLabel = "LIST",
+            description = "Faults to inject in turn: kill, pause, restart, partition; with --topology also leader-partition, "
+                    + "follower-partition, leader-kill, leader-pause, slow-link (comma-separated), all or none (default: kill,pause,restart,partition; "
+                    + "with --topology every fault but restart; a fault that cannot be injected here is skipped and the report says why).")
     String faults;
+    @Option(names = "--topology", paramLabel = "NAME",
+            description = "Build the store here and torture it: etcd3 (three etcd members) or zk3 (a ZooKeeper ensemble of three), "
+                    + "every server and client process in its own network namespace, so partitions can cut any group off "
+                    + "(needs root, iproute2, nftables; etcd3 also /usr/bin/etcd). Replaces --uri.")
+    String topology;
+    @Option(names = "--threads", paramLabel = "N", defaultValue = "1",
+            description = "Threads sharing one client in every other client process (clients 1, 3, ...; the others run one) (1 to 16; default: ${DEFAULT-VALUE}).")
+    int threads;
     @Option(names = "--report", paramLabel = "DIR", defaultValue = "holdfast-torture",
             description = "Directory for report.txt, report.html, history.tsv and the client logs (default: ${DEFAULT-VALUE}).")
     Path report;
@@ -97,15 +107,28 @@ final class TortureCommand implements Callable<Integer> {
         if ((storeStop == null) != (storeStart == null)) {
             throw new ParameterException(spec.commandLine(), "--store-stop and --store-start go together: the restart fault needs both");
         }
+        Topology cluster = null;
+        if (topology != null) {
+            if (uri != null) {
+                throw new ParameterException(spec.commandLine(), "--topology and --uri do not go together: the topology builds its own store");
+            }
+            try {
+                cluster = Topology.parse(topology);
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), "--topology: " + e.getMessage());
+            }
+        }
         Set<Fault> faultSet;
         try {
-            faultSet = Fault.parseList(faults);
+            faultSet = faults != null ? Fault.parseList(faults) : cluster != null ? Fault.CLUSTER : Fault.SINGLE_SERVER;
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), "--faults: " + e.getMessage());
         }
         Path dir = report.toAbsolutePath();
-        TortureSettings.Builder b = TortureSettings.builder(uri != null ? uri : "sqlite:" + dir.resolve("locks.db"))
-                .clients(clients).duration(duration).faults(faultSet).reportDir(dir).lease(lease).think(think).registerUrl(register);
+        TortureSettings.Builder b = (cluster != null ? TortureSettings.builder(cluster)
+                : TortureSettings.builder(uri != null ? uri : "sqlite:" + dir.resolve("locks.db")))
+                .clients(clients).duration(duration).faults(faultSet).reportDir(dir).lease(lease).think(think).registerUrl(register)
+                .threads(threads);
         if (seed != null) {
             b.seed(seed);
         }

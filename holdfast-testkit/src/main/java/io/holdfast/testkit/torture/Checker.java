@@ -37,6 +37,7 @@ final class Checker {
     static final class Span {
         final int client;
         final int incarnation;
+        int thread;
         final long token;
         final long invokeMicros;
         final long okMicros;
@@ -56,7 +57,11 @@ final class Checker {
         }
 
         String name() {
-            return client + "." + incarnation;
+            return client + "." + incarnation + (thread == 0 ? "" : "#" + thread);
+        }
+
+        boolean sameActor(Span o) {
+            return client == o.client && incarnation == o.incarnation && thread == o.thread;
         }
 
         boolean reportedLost() {
@@ -84,10 +89,14 @@ final class Checker {
         Map<String, ClientLife> lifeByName = new HashMap<>();
         lives.forEach(l -> lifeByName.put(l.name(), l));
 
-        // Per process: walk its events in order and build its holds.
+        // Per actor (a process, or one thread of a process that runs several): walk its events in order and build its holds.
         Map<String, List<Event>> byProcess = new LinkedHashMap<>();
+        List<Event> validitySamples = new ArrayList<>();
         for (Event e : events) {
-            byProcess.computeIfAbsent(e.client() + "." + e.incarnation(), k -> new ArrayList<>()).add(e);
+            byProcess.computeIfAbsent(e.actor(), k -> new ArrayList<>()).add(e);
+            if (e.is(Event.OP_VALID, Event.OK)) {
+                validitySamples.add(e);
+            }
         }
         List<Span> holds = new ArrayList<>();
         long timeouts = 0;
@@ -113,6 +122,7 @@ final class Checker {
                             case Event.INVOKE -> pendingInvoke = e.micros();
                             case Event.OK -> {
                                 current = new Span(e.client(), e.incarnation(), e.token(), pendingInvoke, e.micros());
+                                current.thread = e.thread();
                                 holds.add(current);
                                 byToken.put(e.token(), current);
                             }
@@ -185,7 +195,7 @@ final class Checker {
             // A write invoked but never completed: the process died in it, so it may or may not have landed.
             openWrite.keySet().forEach(k -> writeCounts.get(k)[3]++);
             // A hold never released ended with its process.
-            ClientLife life = lifeByName.get(entry.getKey());
+            ClientLife life = lifeByName.get(mine.get(0).client() + "." + mine.get(0).incarnation());
             long lastEvent = mine.get(mine.size() - 1).micros();
             for (Span s : byToken.values()) {
                 if (s.releaseInvokeMicros == 0) {
@@ -200,6 +210,10 @@ final class Checker {
         List<HoldOverlap> unreported = new ArrayList<>();
         List<HoldOverlap> stale = new ArrayList<>();
         overlaps(holds, faults, settings.lease().toNanos() / 1_000, violations, unreported, stale);
+        List<HoldOverlap> found = new ArrayList<>(violations);
+        found.addAll(unreported);
+        violations.addAll(validWhileAnotherHeld(holds, validitySamples, found));
+        violations.sort(Comparator.comparingLong(HoldOverlap::startMicros));
         List<TokenViolation> tokenViolations = tokens(holds);
 
         List<RegisterOutcome> registers = new ArrayList<>();
@@ -268,7 +282,8 @@ final class Checker {
     static boolean frozenOrCutOffPastLease(Span a, Span b, List<FaultWindow> faults, long leaseMicros) {
         String client = "client " + a.client;
         for (FaultWindow w : faults) {
-            if (w.skipReason() != null || (w.fault() != Fault.PAUSE && w.fault() != Fault.PARTITION) || !w.target().equals(client)) {
+            if (w.skipReason() != null || (w.fault() != Fault.PAUSE && w.fault() != Fault.PARTITION && w.fault() != Fault.FOLLOWER_PARTITION)
+                    || !w.target().equals(client)) {
                 continue;
             }
             long from = Math.max(w.startMicros(), a.okMicros);
@@ -290,7 +305,7 @@ final class Checker {
         for (Span s : holds) {
             active.removeIf(a -> a.endMicros <= s.okMicros);
             for (Span a : active) {
-                if (a.client == s.client && a.incarnation == s.incarnation) {
+                if (a.sameActor(s)) {
                     continue;
                 }
                 HoldOverlap o = new HoldOverlap(a.name(), a.token, s.name(), s.token, s.okMicros, Math.min(a.endMicros, s.endMicros));
@@ -306,6 +321,39 @@ final class Checker {
                 active.add(s);
             }
         }
+    }
+
+    /**
+     * Holds that said they were valid ({@code isValid()} true, the time taken before the call) while another
+     * actor's hold, granted before that instant, not yet released and never reported lost, was in force: two
+     * holders each entitled to act, proven by the history alone. One overlap per pair of holds, from its
+     * first such sample to its last; pairs already found by the sweep are not repeated.
+     */
+    static List<HoldOverlap> validWhileAnotherHeld(List<Span> holds, List<Event> samples, List<HoldOverlap> known) {
+        Map<String, long[]> pairs = new LinkedHashMap<>(); // "actorA token|actorB token" -> {first, last, tokenA, tokenB}
+        Map<String, String[]> names = new HashMap<>();
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        known.forEach(o -> {
+            seen.add(o.tokenA() + "|" + o.tokenB());
+            seen.add(o.tokenB() + "|" + o.tokenA());
+        });
+        for (Event v : samples) {
+            for (Span b : holds) {
+                boolean sameActor = b.client == v.client() && b.incarnation == v.incarnation() && b.thread == v.thread();
+                long end = b.releaseInvokeMicros != 0 ? b.releaseInvokeMicros : b.endMicros;
+                if (sameActor || b.token == v.token() || b.reportedLost() || b.okMicros > v.micros() || end < v.micros()
+                        || seen.contains(v.token() + "|" + b.token)) {
+                    continue;
+                }
+                String key = v.token() + "|" + b.token;
+                long[] p = pairs.computeIfAbsent(key, k -> new long[] {v.micros(), v.micros(), v.token(), b.token});
+                p[1] = Math.max(p[1], v.micros());
+                names.putIfAbsent(key, new String[] {v.actor(), b.name()});
+            }
+        }
+        List<HoldOverlap> found = new ArrayList<>();
+        pairs.forEach((key, p) -> found.add(new HoldOverlap(names.get(key)[0], p[2], names.get(key)[1], p[3], p[0], p[1])));
+        return found;
     }
 
     /**

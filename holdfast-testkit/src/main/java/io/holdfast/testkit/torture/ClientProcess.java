@@ -25,6 +25,8 @@ final class ClientProcess {
     private final CountDownLatch ready = new CountDownLatch(1);
     private final OutputStream stdin;
     private volatile long holding;
+    private volatile String holderThread = "";
+    private volatile long lingering;
     private volatile boolean readDone;
     private volatile long readPauseMs;
     private volatile long endMicros;
@@ -55,15 +57,23 @@ final class ClientProcess {
                 if (line.equals(TortureClient.READY)) {
                     ready.countDown();
                 } else if (line.startsWith("HOLD ")) {
-                    holding = Long.parseLong(line.substring(5).trim());
+                    // HOLD token [thread]: the threads of one process take turns (the lock excludes them too)
+                    String[] f = line.split(" ");
+                    holding = Long.parseLong(f[1]);
+                    holderThread = f.length > 2 ? f[2] : "";
                     readDone = false;
                 } else if (line.startsWith("READ ")) {
                     String[] f = line.split(" ");
                     readPauseMs = f.length > 2 ? Long.parseLong(f[2]) : 0;
                     readDone = true;
-                } else if (line.equals("FREE")) {
-                    holding = 0;
-                    readDone = false;
+                } else if (line.startsWith("LINGERING ")) {
+                    lingering = Long.parseLong(line.split(" ")[1]);
+                } else if (line.equals("FREE") || line.startsWith("FREE ")) {
+                    String thread = line.length() > 5 ? line.substring(5).trim() : "";
+                    if (thread.equals(holderThread)) {
+                        holding = 0;
+                        readDone = false;
+                    }
                 }
             }
         } catch (IOException | NumberFormatException e) {
@@ -120,8 +130,31 @@ final class ClientProcess {
 
     /** Asks the client to stop after its current round. */
     void requestStop() {
+        tell("STOP");
+    }
+
+    /**
+     * Asks the holder to stay in its critical section up to {@code ms} once its pause ends (checking its hold),
+     * and waits up to {@code wait} for it to say it does.
+     *
+     * @return the token of the lingering hold, or 0 if none lingered (the request is then withdrawn)
+     */
+    long linger(long ms, Duration wait) throws InterruptedException {
+        lingering = 0;
+        tell("LINGER " + ms);
+        long deadline = System.nanoTime() + wait.toNanos();
+        while (lingering == 0 && System.nanoTime() - deadline < 0 && process.isAlive()) {
+            Thread.sleep(1);
+        }
+        if (lingering == 0) {
+            tell("NOLINGER");
+        }
+        return lingering;
+    }
+
+    private synchronized void tell(String line) {
         try {
-            stdin.write("STOP\n".getBytes(StandardCharsets.UTF_8));
+            stdin.write((line + "\n").getBytes(StandardCharsets.UTF_8));
             stdin.flush();
         } catch (IOException e) {
             // it is gone already

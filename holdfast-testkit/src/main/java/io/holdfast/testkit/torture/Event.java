@@ -16,8 +16,15 @@ import java.time.Instant;
  * @param token the fencing token the operation used or got, or 0
  * @param value a number the operation read or wrote, or 0
  * @param detail free text (an error message, the loss reason), never containing tabs or line breaks
+ * @param thread which thread of a client process that runs several (1 to N), or 0 in a single-threaded one;
+ *        each thread is its own actor: it acquires and releases on its own
  */
-record Event(long micros, int client, int incarnation, String op, String type, long token, long value, String detail) {
+record Event(long micros, int client, int incarnation, String op, String type, long token, long value, String detail, int thread) {
+    /** An event of a single-threaded client process. */
+    Event(long micros, int client, int incarnation, String op, String type, long token, long value, String detail) {
+        this(micros, client, incarnation, op, type, token, value, detail, 0);
+    }
+
     static final String OP_START = "start";
     static final String OP_ACQUIRE = "acquire";
     static final String OP_LOST = "lost";
@@ -25,6 +32,8 @@ record Event(long micros, int client, int incarnation, String op, String type, l
     static final String OP_READ = "read";
     static final String OP_RELEASE = "release";
     static final String OP_STOP = "stop";
+    /** A hold's own view of itself: {@link #OK} if {@code isValid()} was true at this time, {@link #FAIL} if false. */
+    static final String OP_VALID = "valid";
     static final String INVOKE = "invoke";
     static final String OK = "ok";
     static final String FAIL = "fail";
@@ -36,10 +45,15 @@ record Event(long micros, int client, int incarnation, String op, String type, l
         return t.getEpochSecond() * 1_000_000L + t.getNano() / 1_000;
     }
 
-    /** This event as one tab-separated line, without the line break. */
+    /** This event as one tab-separated line, without the line break (the thread column only for a thread of several). */
     String toLine() {
         return micros + "\t" + client + "\t" + incarnation + "\t" + op + "\t" + type + "\t" + token + "\t" + value + "\t"
-                + clean(detail);
+                + clean(detail) + (thread == 0 ? "" : "\t" + thread);
+    }
+
+    /** The actor: {@code C.I} for client C's incarnation I, {@code C.I#T} for its thread T of several. */
+    String actor() {
+        return client + "." + incarnation + (thread == 0 ? "" : "#" + thread);
     }
 
     /**
@@ -49,12 +63,12 @@ record Event(long micros, int client, int incarnation, String op, String type, l
      */
     static Event parse(String line) {
         String[] f = line.split("\t", -1);
-        if (f.length != 8) {
+        if (f.length != 8 && f.length != 9) {
             return null;
         }
         try {
             return new Event(Long.parseLong(f[0]), Integer.parseInt(f[1]), Integer.parseInt(f[2]), f[3], f[4],
-                    Long.parseLong(f[5]), Long.parseLong(f[6]), f[7]);
+                    Long.parseLong(f[5]), Long.parseLong(f[6]), f[7], f.length == 9 ? Integer.parseInt(f[8]) : 0);
         } catch (NumberFormatException e) {
             return null;
         }

@@ -24,36 +24,58 @@ final class History {
         return dir.resolve("client-" + client + "-" + incarnation + ".tsv");
     }
 
-    /** Appends events of one client process. Thread-safe (the lost-hold listener records from its own thread). */
+    /**
+     * Appends events of one client process, or of one of its threads ({@link #forThread}). Thread-safe (the
+     * lost-hold listener records from its own thread; the threads of one process share the file).
+     */
     static final class Writer implements AutoCloseable {
         private final FileOutputStream out;
         private final int client;
         private final int incarnation;
+        private final int thread;
 
         Writer(Path file, int client, int incarnation) throws IOException {
-            this.out = new FileOutputStream(file.toFile(), true);
+            this(new FileOutputStream(file.toFile(), true), client, incarnation, 0);
+        }
+
+        private Writer(FileOutputStream out, int client, int incarnation, int thread) {
+            this.out = out;
             this.client = client;
             this.incarnation = incarnation;
+            this.thread = thread;
+        }
+
+        /** A writer to the same file whose events name thread {@code t} (1 to N) of this process. */
+        Writer forThread(int t) {
+            return new Writer(out, client, incarnation, t);
         }
 
         /** Records an event now and returns its time. */
         long record(String op, String type, long token, long value, String detail) {
-            long now = Event.now();
-            write(new Event(now, client, incarnation, op, type, token, value, detail));
-            return now;
+            return recordAt(Event.now(), op, type, token, value, detail);
         }
 
-        synchronized void write(Event e) {
-            try {
-                out.write((e.toLine() + "\n").getBytes(StandardCharsets.UTF_8)); // one write(2): survives SIGKILL
-            } catch (IOException ex) {
-                throw new UncheckedIOException("cannot write the history", ex);
+        /** Records an event with the time {@code micros} taken before it happened. */
+        long recordAt(long micros, String op, String type, long token, long value, String detail) {
+            write(new Event(micros, client, incarnation, op, type, token, value, detail, thread));
+            return micros;
+        }
+
+        void write(Event e) {
+            synchronized (out) {
+                try {
+                    out.write((e.toLine() + "\n").getBytes(StandardCharsets.UTF_8)); // one write(2): survives SIGKILL
+                } catch (IOException ex) {
+                    throw new UncheckedIOException("cannot write the history", ex);
+                }
             }
         }
 
         @Override
-        public synchronized void close() throws IOException {
-            out.close();
+        public void close() throws IOException {
+            synchronized (out) {
+                out.close();
+            }
         }
     }
 

@@ -30,7 +30,8 @@ final class HtmlReport {
     private static final int BOTTOM = 36;
     private static final int LISTED = 200;
     private static final Map<Fault, String> FAULT_COLORS = Map.of(Fault.KILL, "#e53935", Fault.PAUSE, "#8e24aa",
-            Fault.RESTART, "#1e88e5", Fault.PARTITION, "#fb8c00");
+            Fault.RESTART, "#1e88e5", Fault.PARTITION, "#fb8c00", Fault.LEADER_PARTITION, "#f4511e", Fault.FOLLOWER_PARTITION, "#c62828",
+            Fault.LEADER_KILL, "#3949ab", Fault.LEADER_PAUSE, "#00897b", Fault.SLOW_LINK, "#6d4c41");
 
     private HtmlReport() {
     }
@@ -99,6 +100,7 @@ final class HtmlReport {
         for (Fault f : Fault.values()) {
             swatch(b, FAULT_COLORS.get(f), f.label() + " window");
         }
+        swatch(b, "#ffffff", "dashed lane outline: client on the cut-off side of a partition");
         swatch(b, "#d50000", "mutual-exclusion violation (dashed: a holder never told of its loss)");
         swatch(b, "#6a1b9a", "stale write, unguarded");
         swatch(b, "#ff1744", "stale write, write-fenced");
@@ -149,13 +151,19 @@ final class HtmlReport {
             double w = Math.max(2, x.at(f.endMicros()) - x1);
             String color = FAULT_COLORS.get(f.fault());
             String title = f.fault().label() + " " + f.target() + (f.heldToken() != 0 ? " (holding token " + f.heldToken() + ")" : "")
-                    + " at " + TextReport.seconds(f.startMicros() - a.startMicros()) + ": " + f.detail();
+                    + " at " + TextReport.seconds(f.startMicros() - a.startMicros()) + ": " + f.detail()
+                    + (f.sides().isEmpty() ? "" : "; sides " + f.sides());
             b.append(String.format(Locale.ROOT, "<rect class=\"fault fault-%s\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\" fill-opacity=\"0.14\">",
                     f.fault().label(), x1, TOP, w, lanes * LANE, color)).append("<title>").append(esc(title)).append("</title></rect>");
             int lane = clientOf(f.target());
             if (lane > 0) {
                 b.append(String.format(Locale.ROOT, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\" fill-opacity=\"0.35\"/>",
                         x1, laneY(lane), w, LANE, color));
+            }
+            for (int cut : f.cutOffClients()) { // the clients on the partition's first (cut-off) side: a hatched lane
+                b.append(String.format(Locale.ROOT, "<rect class=\"cut-off\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"none\" "
+                        + "stroke=\"%s\" stroke-width=\"2\" stroke-dasharray=\"6 3\"><title>%s</title></rect>", x1, laneY(cut) + 1, w, LANE - 2, color,
+                        esc("client " + cut + " on the cut-off side: " + f.sides())));
             }
             String label = f.fault().label() + (lane > 0 ? " c" + lane : "");
             if (x1 >= labelsEnd) {

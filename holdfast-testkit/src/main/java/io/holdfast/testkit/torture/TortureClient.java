@@ -30,14 +30,24 @@ import java.util.Random;
  * followed by a GC pause, and the harness puts the pause right there. Only the resource's fencing check
  * stands between a stale holder and the counters.
  *
+ * <p>Just before writing, it records what {@link Hold#isValid()} says (the time taken before the call):
+ * a hold that says it is valid while another actor's hold has been granted is a mutual-exclusion violation
+ * the checker can prove from the history alone.
+ *
+ * <p>With {@code --threads N} (N &gt; 1) the process runs N such loops on threads that share one Holdfast
+ * client, each an actor of its own in the history (its thread number in the events' last column).
+ *
  * <p>It talks to the runner over its standard streams: it prints {@code READY} once connected,
- * {@code HOLD <token>} after each acquire, {@code READ <token> <ms>} once it has read the counters (it then
- * pauses that many milliseconds before writing), {@code FREE} before each release; it stops after the current
- * round when it reads {@code STOP} or its standard input ends (the runner is gone), and in any case after
- * {@code --max-lifetime}.
+ * {@code HOLD <token> <thread>} after each acquire, {@code READ <token> <ms> <thread>} once it has read the
+ * counters (it then pauses that many milliseconds before writing), {@code FREE <thread>} before each release.
+ * {@code LINGER <ms>} on its input makes the next holder to finish its pause stay in its critical section up
+ * to that long, checking {@code isValid()} every 100 ms (and recording it) until the hold says it is invalid,
+ * as a long job under a lock would; it answers {@code LINGERING <token> <thread>}. {@code NOLINGER} withdraws
+ * the request. It stops after the current round when it reads {@code STOP} or its standard input ends (the
+ * runner is gone), and in any case after {@code --max-lifetime}.
  *
  * <p>Usage: {@code TortureClient --uri URI --register JDBC_URL --run RUN_ID --lock NAME --client N
- * --incarnation I --history FILE --lease D --think D --wait D --seed S --max-lifetime D}.
+ * --incarnation I --history FILE --lease D --think D --wait D --seed S --max-lifetime D [--threads N]}.
  */
 public final class TortureClient {
     /** Printed once the client is connected and about to loop. */
@@ -46,6 +56,7 @@ public final class TortureClient {
 
     private final Map<String, String> args;
     private final PrintStream out = System.out;
+    private final java.util.concurrent.atomic.AtomicLong lingerMs = new java.util.concurrent.atomic.AtomicLong();
     private volatile boolean stopping;
 
     private TortureClient(Map<String, String> args) {
@@ -76,29 +87,77 @@ public final class TortureClient {
     private void run() throws Exception {
         int client = Integer.parseInt(arg("client"));
         int incarnation = Integer.parseInt(arg("incarnation"));
-        Duration lease = Durations.parse(arg("lease"));
-        Duration think = Durations.parse(arg("think"));
-        Duration wait = Durations.parse(arg("wait"));
+        int threads = Integer.parseInt(args.getOrDefault("threads", "1"));
         long deadline = System.nanoTime() + Durations.parse(arg("max-lifetime")).toNanos();
-        Random random = new Random(Long.parseLong(arg("seed")) * 1_000_003L + client * 1009L + incarnation);
         watchInput();
         try (History.Writer history = new History.Writer(Path.of(arg("history")), client, incarnation)) {
-            history.record(Event.OP_START, Event.OK, 0, ProcessHandle.current().pid(), "pid");
+            history.record(Event.OP_START, Event.OK, 0, ProcessHandle.current().pid(), "pid" + (threads > 1 ? ", " + threads + " threads" : ""));
             Holdfast holdfast = connect(history, deadline, client, incarnation);
-            Register register = holdfast == null ? null : openRegister(history, deadline);
-            if (holdfast != null && register != null) {
+            if (holdfast != null) {
                 try {
-                    say(READY);
-                    DistributedLock lock = holdfast.lock(arg("lock"), lease, true);
-                    while (!stopping && System.nanoTime() - deadline < 0) {
-                        round(lock, register, history, think, wait, random);
+                    if (threads == 1) {
+                        actor(holdfast, history, 0, deadline, true);
+                    } else {
+                        java.util.List<Thread> all = new java.util.ArrayList<>();
+                        java.util.concurrent.CountDownLatch registersOpen = new java.util.concurrent.CountDownLatch(threads);
+                        for (int t = 1; t <= threads; t++) {
+                            History.Writer mine = history.forThread(t);
+                            int thread = t;
+                            Thread th = new Thread(() -> {
+                                try {
+                                    actor(holdfast, mine, thread, deadline, false, registersOpen);
+                                } catch (InterruptedException e) {
+                                    Thread.currentThread().interrupt();
+                                }
+                            }, "torture-actor-" + t);
+                            all.add(th);
+                            th.start();
+                        }
+                        if (registersOpen.await(2, java.util.concurrent.TimeUnit.MINUTES)) {
+                            say(READY);
+                        }
+                        for (Thread th : all) {
+                            th.join();
+                        }
                     }
                 } finally {
-                    closeQuietly(register);
                     holdfast.close();
                 }
             }
             history.record(Event.OP_STOP, Event.OK, 0, 0, stopping ? "told to stop" : "end of lifetime");
+        }
+    }
+
+    private void actor(Holdfast holdfast, History.Writer history, int thread, long deadline, boolean sayReady) throws InterruptedException {
+        actor(holdfast, history, thread, deadline, sayReady, null);
+    }
+
+    /** One actor's loop: its own register connection and random sequence, the process's shared client. */
+    private void actor(Holdfast holdfast, History.Writer history, int thread, long deadline, boolean sayReady,
+                       java.util.concurrent.CountDownLatch registersOpen) throws InterruptedException {
+        int client = Integer.parseInt(arg("client"));
+        int incarnation = Integer.parseInt(arg("incarnation"));
+        Duration lease = Durations.parse(arg("lease"));
+        Duration think = Durations.parse(arg("think"));
+        Duration wait = Durations.parse(arg("wait"));
+        Random random = new Random(Long.parseLong(arg("seed")) * 1_000_003L + client * 1009L + incarnation + thread * 7919L);
+        Register register = openRegister(history, deadline);
+        if (registersOpen != null) {
+            registersOpen.countDown();
+        }
+        if (register == null) {
+            return;
+        }
+        try {
+            if (sayReady) {
+                say(READY);
+            }
+            DistributedLock lock = holdfast.lock(arg("lock"), lease, true);
+            while (!stopping && System.nanoTime() - deadline < 0) {
+                round(lock, register, history, thread, think, wait, random);
+            }
+        } finally {
+            closeQuietly(register);
         }
     }
 
@@ -127,7 +186,7 @@ public final class TortureClient {
         return null;
     }
 
-    private void round(DistributedLock lock, Register register, History.Writer history, Duration think, Duration wait,
+    private void round(DistributedLock lock, Register register, History.Writer history, int thread, Duration think, Duration wait,
                        Random random) throws InterruptedException {
         history.record(Event.OP_ACQUIRE, Event.INVOKE, 0, 0, "");
         Hold hold;
@@ -145,11 +204,11 @@ public final class TortureClient {
         long token = hold.fencingToken();
         history.record(Event.OP_ACQUIRE, Event.OK, token, 0, "");
         hold.onLost((h, reason) -> history.record(Event.OP_LOST, Event.OK, token, 0, reason));
-        say("HOLD " + token);
+        say("HOLD " + token + " " + thread);
         try {
-            critical(register, history, token, think, random);
+            critical(hold, register, history, thread, token, think, random);
         } finally {
-            say("FREE");
+            say("FREE " + thread);
             history.record(Event.OP_RELEASE, Event.INVOKE, token, 0, "");
             try {
                 hold.close();
@@ -163,7 +222,7 @@ public final class TortureClient {
     }
 
     /** Claim, read, pause, write: the work the lock is meant to protect. */
-    private void critical(Register register, History.Writer history, long token, Duration think, Random random)
+    private void critical(Hold hold, Register register, History.Writer history, int thread, long token, Duration think, Random random)
             throws InterruptedException {
         boolean claimed;
         history.record(Event.OP_CLAIM, Event.INVOKE, token, 0, "");
@@ -185,10 +244,19 @@ public final class TortureClient {
             history.record(kind.readOp(), Event.OK, token, values[kind.ordinal()], "");
         }
         long pause = think.toMillis() == 0 ? 0 : random.nextInt((int) think.toMillis() + 1);
-        say("READ " + token + " " + pause); // the runner's pause and kill aim here: between read and write
+        say("READ " + token + " " + pause + " " + thread); // the runner's pause and kill aim here: between read and write
         if (pause > 0) {
             Thread.sleep(pause); // where the harness's SIGSTOP usually lands
         }
+        long linger = lingerMs.getAndSet(0);
+        if (linger > 0) {
+            say("LINGERING " + token + " " + thread);
+            long until = System.nanoTime() + linger * 1_000_000L;
+            while (recordValidity(hold, history, token) && System.nanoTime() - until < 0 && !stopping) {
+                Thread.sleep(100);
+            }
+        }
+        recordValidity(hold, history, token);
         for (Register.Kind kind : Register.Kind.ALL) {
             if (kind == Register.Kind.FENCED && !claimed) {
                 continue;
@@ -204,13 +272,26 @@ public final class TortureClient {
         }
     }
 
+    /** Records whether the hold says it is valid, with the time taken before asking; returns what it said. */
+    private static boolean recordValidity(Hold hold, History.Writer history, long token) {
+        long before = Event.now();
+        boolean valid = hold.isValid();
+        history.recordAt(before, Event.OP_VALID, valid ? Event.OK : Event.FAIL, token, 0, valid ? "" : String.valueOf(hold.lossReason()));
+        return valid;
+    }
+
     private void watchInput() {
         Thread watcher = new Thread(() -> {
             try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
                 String line;
                 while ((line = in.readLine()) != null) {
-                    if (line.trim().equals("STOP")) {
+                    String l = line.trim();
+                    if (l.equals("STOP")) {
                         break;
+                    } else if (l.startsWith("LINGER ")) {
+                        lingerMs.set(Long.parseLong(l.substring(7).trim()));
+                    } else if (l.equals("NOLINGER")) {
+                        lingerMs.set(0);
                     }
                 }
             } catch (IOException e) {

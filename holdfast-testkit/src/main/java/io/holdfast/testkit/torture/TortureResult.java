@@ -60,9 +60,29 @@ public record TortureResult(String store, TortureSettings settings, long startMi
      * @param heldToken the token the target client held when the fault began (from its own report), or 0
      * @param detail how: partition mode, pause length, restart time
      * @param skipReason null if injected; else why it could not be
+     * @param sides for a partition in a topology, which member was on which side ({@link io.holdfast.testkit.torture.net.Partition#sides()},
+     *        the cut-off side first: {@code c2,s1 | c1,c3,s2,s3}); "" otherwise
      */
     public record FaultWindow(Fault fault, long startMicros, long endMicros, String target, long heldToken, String detail,
-                              String skipReason) {
+                              String skipReason, String sides) {
+        /** A fault without partition sides. */
+        public FaultWindow(Fault fault, long startMicros, long endMicros, String target, long heldToken, String detail, String skipReason) {
+            this(fault, startMicros, endMicros, target, heldToken, detail, skipReason, "");
+        }
+
+        /** The client numbers on the first side of the partition ({@code c2} is client 2); empty if none. */
+        public java.util.List<Integer> cutOffClients() {
+            if (sides.isEmpty()) {
+                return java.util.List.of();
+            }
+            java.util.List<Integer> found = new java.util.ArrayList<>();
+            for (String m : sides.split(" ")[0].split(",")) {
+                if (m.matches("c\\d+")) {
+                    found.add(Integer.parseInt(m.substring(1)));
+                }
+            }
+            return found;
+        }
     }
 
     /**

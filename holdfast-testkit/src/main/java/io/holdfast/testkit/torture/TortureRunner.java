@@ -68,8 +68,11 @@ public final class TortureRunner {
     private Random random;
     private volatile boolean stopping;
     private volatile long endAtNanos;
+    /** True while some fault asked for has not had its turn and the scheduler may still give it one. */
+    private volatile boolean faultsPending = true;
     private int partitions;
     private int pauses;
+    private ClusterRun clusterRun;
 
     /** A runner for {@code settings}; nothing starts before {@link #run()}. */
     public TortureRunner(TortureSettings settings) {
@@ -111,8 +114,13 @@ public final class TortureRunner {
         registerUrl = settings.registerUrl() != null ? settings.registerUrl() : "jdbc:sqlite:" + dir.resolve("register.db");
 
         String store;
-        try (Holdfast holdfast = Holdfast.connect(settings.uri())) {
-            store = holdfast.describe();
+        if (settings.topology() != null) {
+            clusterRun = ClusterRun.start(this, settings, dir, progress);
+            store = clusterRun.describe();
+        } else {
+            try (Holdfast holdfast = Holdfast.connect(settings.uri())) {
+                store = holdfast.describe();
+            }
         }
         try (Register register = new Register(registerUrl, runId)) {
             register.create();
@@ -120,7 +128,8 @@ public final class TortureRunner {
             throw new IllegalStateException("cannot set up the register table in " + io.holdfast.Uris.redact(registerUrl) + ": "
                     + e.getMessage() + " (is its JDBC driver on the class path?)", e);
         }
-        progress.accept("torture: " + settings.clients() + " clients on " + store + " for " + Durations.format(settings.duration())
+        progress.accept("torture: " + settings.clients() + " clients" + (settings.threads() > 1 ? " (odd ones with " + settings.threads()
+                + " threads)" : "") + " on " + store + " for " + Durations.format(settings.duration())
                 + ", faults " + (settings.faults().isEmpty() ? "none" : String.join(",", settings.faults().stream().map(Fault::label).toList()))
                 + ", lease " + Durations.format(settings.lease()) + "; run " + runId + ", report in " + dir);
 
@@ -150,7 +159,10 @@ public final class TortureRunner {
             do { // the scheduler may move the end later, so that every fault gets its turn
                 end = endAtNanos;
                 sleepUntil(end);
-            } while (end != endAtNanos && !stopping);
+                if (faultsPending && end == endAtNanos) {
+                    Thread.sleep(50); // a fault is under way; the scheduler extends the run before the next one
+                }
+            } while ((end != endAtNanos || faultsPending) && !stopping);
             stopping = true;
             scheduler.join(Duration.ofMinutes(3).toMillis());
             endMicros = Event.now();
@@ -174,6 +186,9 @@ public final class TortureRunner {
             }
             proxies.forEach(list -> list.forEach(PartitionProxy::close));
             signals.close();
+            if (clusterRun != null) {
+                clusterRun.close();
+            }
         }
         for (ClientProcess p : clients) {
             lives.add(p.life());
@@ -196,12 +211,13 @@ public final class TortureRunner {
     }
 
     private void setUpProxies() {
-        Map<String, Integer> endpoints = settings.faults().contains(Fault.PARTITION) ? Endpoints.loopbackPorts(settings.uri()) : Map.of();
+        Map<String, Integer> endpoints = settings.faults().contains(Fault.PARTITION) && clusterRun == null
+                ? Endpoints.loopbackPorts(settings.uri()) : Map.of();
         clientUris = new ArrayList<>();
         for (int c = 1; c <= settings.clients(); c++) {
             if (endpoints.isEmpty()) {
                 proxies.add(List.of());
-                clientUris.add(settings.uri());
+                clientUris.add(clusterRun != null ? clusterRun.uri() : settings.uri());
                 continue;
             }
             List<PartitionProxy> mine = new ArrayList<>();
@@ -235,13 +251,15 @@ public final class TortureRunner {
                 "--think", Durations.format(settings.think()),
                 "--wait", Durations.format(settings.acquireWait()),
                 "--seed", Long.toString(settings.seed()),
-                "--max-lifetime", Durations.format(settings.duration().plus(Duration.ofMinutes(2)))));
-        return ClientProcess.start(client, incarnation, cmd, logDir.resolve("client-" + client + "-" + incarnation + ".log"));
+                "--max-lifetime", Durations.format(settings.duration().multipliedBy(3).plus(Duration.ofMinutes(5))),
+                "--threads", Integer.toString(settings.threadsOf(client))));
+        return ClientProcess.start(client, incarnation, clusterRun == null ? cmd : clusterRun.clientCommand(client, cmd),
+                logDir.resolve("client-" + client + "-" + incarnation + ".log"));
     }
 
     // ------------------------------------------------------------------------------------------ faults
 
-    private Duration pauseLength() {
+    Duration pauseLength() {
         return settings.lease().multipliedBy(3).dividedBy(2).plusMillis(500);
     }
 
@@ -251,21 +269,35 @@ public final class TortureRunner {
 
     private Duration expectedLength(Fault f) {
         return switch (f) {
-            case PAUSE, PARTITION -> pauseLength();
+            case PAUSE, PARTITION, LEADER_PARTITION, LEADER_PAUSE, SLOW_LINK -> pauseLength();
+            case FOLLOWER_PARTITION -> settings.lease().multipliedBy(3).plusSeconds(4);
             case KILL, RESTART -> Duration.ofSeconds(3);
+            case LEADER_KILL -> settings.restartDowntime().plusSeconds(5);
         };
     }
 
     private String whyNot(Fault f) {
+        if (f.needsTopology() && clusterRun == null) {
+            return "needs a cluster topology (--topology etcd3 or zk3), whose servers and clients have network namespaces of their own";
+        }
         return switch (f) {
-            case RESTART -> storeControl == null ? "the harness did not start this store, so it cannot restart it "
+            case RESTART -> clusterRun != null ? "in a topology, leader-kill kills and restarts a server"
+                    : storeControl == null ? "the harness did not start this store, so it cannot restart it "
                     + "(give the runner a StoreControl; on the command line, --store-stop and --store-start)" : null;
-            case PARTITION -> proxies.get(0).isEmpty() ? "the URI names no loopback host:port to put a proxy in front of" : null;
+            case PARTITION -> clusterRun == null && proxies.get(0).isEmpty() ? "the URI names no loopback host:port to put a proxy in front of" : null;
             default -> null;
         };
     }
 
     private void scheduleFaults() {
+        try {
+            scheduleEachFault();
+        } finally {
+            faultsPending = false;
+        }
+    }
+
+    private void scheduleEachFault() {
         List<Fault> order = new ArrayList<>(settings.faults());
         if (order.isEmpty()) {
             return;
@@ -297,14 +329,17 @@ public final class TortureRunner {
                 long needed = expectedLength(f).plus(recovery()).toNanos();
                 long now = System.nanoTime();
                 if (endAtNanos - now < needed) {
-                    if (hadTurn.contains(f) || now + needed - latestEnd > 0) {
-                        return;
+                    if (hadTurn.contains(f) || (now + needed - latestEnd > 0 && settings.topology() == null)) {
+                        return; // in a topology every fault gets its turn, however slow the machine (a fault ends healed)
                     }
                     endAtNanos = now + needed;
                     progress.accept("torture: running " + Durations.format(Duration.ofNanos(needed)) + " longer so that "
                             + f.label() + " gets its turn");
                 }
                 hadTurn.add(f);
+                if (hadTurn.size() == order.size()) {
+                    faultsPending = false;
+                }
                 FaultWindow w;
                 try {
                     w = inject(f);
@@ -332,6 +367,11 @@ public final class TortureRunner {
             case PAUSE -> pause();
             case PARTITION -> partition();
             case RESTART -> restartStore();
+            case LEADER_PARTITION -> clusterRun.leaderPartition();
+            case FOLLOWER_PARTITION -> clusterRun.followerPartition();
+            case LEADER_KILL -> clusterRun.leaderKill();
+            case LEADER_PAUSE -> clusterRun.leaderPause();
+            case SLOW_LINK -> clusterRun.slowLink();
         };
     }
 
@@ -440,6 +480,9 @@ public final class TortureRunner {
         int n = partitions++;
         ClientProcess target = n % 2 == 0 ? pickWaiter() : pickTarget();
         long token = target.holding();
+        if (clusterRun != null) {
+            return clusterRun.partitionClient(target, token, token != 0 ? "the holder" : "a waiter");
+        }
         PartitionProxy.Mode mode = PARTITION_MODES[n % PARTITION_MODES.length];
         List<PartitionProxy> mine = proxies.get(target.client - 1);
         long start = Event.now();
@@ -529,6 +572,36 @@ public final class TortureRunner {
         sleepUntil(nanos, true);
     }
 
+    /** Sleeps {@code d}, whether or not the run is stopping (a fault's window always runs its length). */
+    void sleepFor(Duration d) throws InterruptedException {
+        sleepUntil(System.nanoTime() + d.toNanos(), false);
+    }
+
+    /** The token a live client says it holds, or 0. */
+    long holderToken() {
+        for (ClientProcess p : liveClients()) {
+            if (p.holding() != 0) {
+                return p.holding();
+            }
+        }
+        return 0;
+    }
+
+    /** The live client processes. */
+    List<ClientProcess> liveClients() {
+        List<ClientProcess> alive = new ArrayList<>();
+        for (ClientProcess p : clients) {
+            if (p != null && p.isAlive()) {
+                alive.add(p);
+            }
+        }
+        return alive;
+    }
+
+    Signals signals() {
+        return signals;
+    }
+
     /** Sleeps until {@code nanos} ({@link System#nanoTime()}), in short steps; {@code interruptible}: also until the stop. */
     private void sleepUntil(long nanos, boolean interruptible) throws InterruptedException {
         while (true) {
@@ -561,11 +634,12 @@ public final class TortureRunner {
     }
 
     private void writeFaults(Path file) throws IOException {
-        StringBuilder b = new StringBuilder("# start_micros\tend_micros\tfault\ttarget\theld_token\tdetail\tskipped_because\n");
+        StringBuilder b = new StringBuilder("# start_micros\tend_micros\tfault\ttarget\theld_token\tdetail\tskipped_because\t"
+                + "sides (a partition's members: cut-off side | the rest; cN is client N, sN server N)\n");
         for (FaultWindow f : faults) {
             b.append(f.startMicros()).append('\t').append(f.endMicros()).append('\t').append(f.fault().label()).append('\t')
                     .append(f.target()).append('\t').append(f.heldToken()).append('\t').append(Event.clean(f.detail())).append('\t')
-                    .append(f.skipReason() == null ? "" : Event.clean(f.skipReason())).append('\n');
+                    .append(f.skipReason() == null ? "" : Event.clean(f.skipReason())).append('\t').append(f.sides()).append('\n');
         }
         Files.writeString(file, b.toString(), StandardCharsets.UTF_8);
     }

@@ -27,10 +27,14 @@ import java.util.Set;
  * @param seed seeds the clients' pauses and the scheduler's choices
  * @param clientJvmOptions extra options for the client JVMs (for example {@code -Xmx64m})
  * @param restartDowntime how long a restarted store stays down between its kill and its start (0 to 60 s)
+ * @param topology the cluster the runner builds and tortures ({@code uri} is then its label), or null for the
+ *        store at {@code uri}
+ * @param threads threads sharing one Holdfast client in every other client process (clients 1, 3, 5...; the
+ *        others run one thread, so both shapes run side by side); 1 to 16, 1 for single-threaded clients only
  */
 public record TortureSettings(String uri, String registerUrl, int clients, Duration duration, Set<Fault> faults,
                               Path reportDir, Duration lease, Duration think, Duration acquireWait, long seed,
-                              List<String> clientJvmOptions, Duration restartDowntime) {
+                              List<String> clientJvmOptions, Duration restartDowntime, Topology topology, int threads) {
 
     /** Checks every setting and says what is allowed. */
     public TortureSettings {
@@ -53,11 +57,28 @@ public record TortureSettings(String uri, String registerUrl, int clients, Durat
         if (restartDowntime == null || restartDowntime.isNegative() || restartDowntime.compareTo(Duration.ofSeconds(60)) > 0) {
             throw new IllegalArgumentException("restart downtime " + restartDowntime + " is not allowed; allowed: 0 to 60s");
         }
+        if (threads < 1 || threads > 16) {
+            throw new IllegalArgumentException("threads " + threads + " is not allowed; allowed: 1 to 16");
+        }
+        if (topology != null && registerUrl != null) {
+            throw new IllegalArgumentException("a register database (" + registerUrl + ") is not allowed with a topology: the clients "
+                    + "run in network namespaces that reach only the cluster; allowed: the default SQLite register");
+        }
+    }
+
+    /** Threads of client process {@code client}: {@link #threads()} for odd clients, 1 for even ones. */
+    public int threadsOf(int client) {
+        return client % 2 == 1 ? threads : 1;
     }
 
     /** Settings for a run against {@code uri}, with defaults for everything else. */
     public static Builder builder(String uri) {
-        return new Builder(uri);
+        return new Builder(uri, null);
+    }
+
+    /** Settings for a run against a cluster the runner builds, with defaults for everything else (faults: {@link Fault#CLUSTER}). */
+    public static Builder builder(Topology topology) {
+        return new Builder(topology.label(), topology).faults(Fault.CLUSTER);
     }
 
     /** Builds {@link TortureSettings}; not thread-safe. */
@@ -66,7 +87,9 @@ public record TortureSettings(String uri, String registerUrl, int clients, Durat
         private String registerUrl;
         private int clients = 4;
         private Duration duration = Duration.ofSeconds(30);
-        private Set<Fault> faults = new LinkedHashSet<>(List.of(Fault.values()));
+        private final Topology topology;
+        private Set<Fault> faults = new LinkedHashSet<>(Fault.SINGLE_SERVER);
+        private int threads = 1;
         private Path reportDir = Path.of("torture-report");
         private Duration lease = Duration.ofSeconds(2);
         private Duration think = Duration.ofMillis(60);
@@ -75,8 +98,15 @@ public record TortureSettings(String uri, String registerUrl, int clients, Durat
         private List<String> clientJvmOptions = List.of();
         private Duration restartDowntime = Duration.ofSeconds(1);
 
-        private Builder(String uri) {
+        private Builder(String uri, Topology topology) {
             this.uri = uri;
+            this.topology = topology;
+        }
+
+        /** Threads sharing one client in every other client process; default 1. */
+        public Builder threads(int n) {
+            this.threads = n;
+            return this;
         }
 
         /** JDBC URL of the register database; default: a SQLite file in the report directory. */
@@ -97,7 +127,7 @@ public record TortureSettings(String uri, String registerUrl, int clients, Durat
             return this;
         }
 
-        /** Faults to inject in turn; default all four. */
+        /** Faults to inject in turn; default {@link Fault#SINGLE_SERVER}, or {@link Fault#CLUSTER} for a topology. */
         public Builder faults(Set<Fault> f) {
             this.faults = new LinkedHashSet<>(f);
             return this;
@@ -151,7 +181,7 @@ public record TortureSettings(String uri, String registerUrl, int clients, Durat
         /** @throws IllegalArgumentException if a setting is out of range, saying what is allowed */
         public TortureSettings build() {
             return new TortureSettings(uri, registerUrl, clients, duration, faults, reportDir, lease, think, acquireWait,
-                    seed, clientJvmOptions, restartDowntime);
+                    seed, clientJvmOptions, restartDowntime, topology, threads);
         }
     }
 }

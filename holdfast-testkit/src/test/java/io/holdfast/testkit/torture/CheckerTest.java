@@ -213,4 +213,70 @@ class CheckerTest {
             assertThat(o.staleWrites().get("unguarded")).isEqualTo(1);
         });
     }
+
+    @Test
+    void aHoldThatSaysItIsValidAfterAnotherWasGrantedIsAViolationEvenIfItsLossIsReportedLater() {
+        // Review finding Z1's shape: client 1 lingers in its critical section, cut off with its follower; its hold
+        // keeps saying it is valid after client 2 was granted the lock, and is reported lost only later.
+        round(1, 10, 100, 6_000, 0);
+        at(1_000, 1, Event.OP_VALID, Event.OK, 10, 0);
+        at(3_000, 1, Event.OP_VALID, Event.OK, 10, 0);
+        at(3_500, 1, Event.OP_VALID, Event.OK, 10, 0);
+        at(4_000, 1, Event.OP_VALID, Event.FAIL, 10, 0);
+        at(4_100, 1, Event.OP_LOST, Event.OK, 10, 0);
+        round(2, 11, 2_500, 2_600, 0);
+        round(2, 12, 2_700, 5_000, 1);
+
+        Checker.Analysis a = check(2, 2, 2);
+
+        assertThat(a.staleOverlaps()).as("by the sweep alone, the overlaps look allowed (client 1 was told, late)").hasSize(2);
+        assertThat(a.violations()).as("client 1 said valid at 3.0 s and 3.5 s while client 2 held token 12").hasSize(1);
+        TortureResult.HoldOverlap o = a.violations().get(0);
+        assertThat(List.of(o.clientA(), o.tokenA(), o.clientB(), o.tokenB())).containsExactly("1.1", 10L, "2.1", 12L);
+        assertThat(o.startMicros()).isEqualTo(T0 + 3_000_000);
+        assertThat(o.endMicros()).isEqualTo(T0 + 3_500_000);
+    }
+
+    @Test
+    void aHoldThatTurnsInvalidBeforeTheNextGrantIsNoViolation() {
+        round(1, 10, 100, 6_000, 0);
+        at(1_000, 1, Event.OP_VALID, Event.OK, 10, 0);
+        at(2_000, 1, Event.OP_VALID, Event.FAIL, 10, 0);
+        at(2_050, 1, Event.OP_LOST, Event.OK, 10, 0);
+        round(2, 11, 2_500, 2_600, 0);
+
+        Checker.Analysis a = check(1, 1, 1);
+
+        assertThat(a.violations()).isEmpty();
+        assertThat(a.staleOverlaps()).hasSize(1);
+    }
+
+    @Test
+    void threadsOfOneProcessAreActorsOfTheirOwn() {
+        // client 1 runs two threads; their holds overlap: that is a violation, not one actor's re-entry
+        events.add(new Event(T0 + 99_000, 1, 1, Event.OP_ACQUIRE, Event.INVOKE, 0, 0, "", 1));
+        events.add(new Event(T0 + 100_000, 1, 1, Event.OP_ACQUIRE, Event.OK, 10, 0, "", 1));
+        events.add(new Event(T0 + 150_000, 1, 1, Event.OP_ACQUIRE, Event.INVOKE, 0, 0, "", 2));
+        events.add(new Event(T0 + 200_000, 1, 1, Event.OP_ACQUIRE, Event.OK, 11, 0, "", 2));
+        events.add(new Event(T0 + 300_000, 1, 1, Event.OP_RELEASE, Event.INVOKE, 10, 0, "", 1));
+        events.add(new Event(T0 + 301_000, 1, 1, Event.OP_RELEASE, Event.OK, 10, 0, "", 1));
+        events.add(new Event(T0 + 400_000, 1, 1, Event.OP_RELEASE, Event.INVOKE, 11, 0, "", 2));
+        events.add(new Event(T0 + 401_000, 1, 1, Event.OP_RELEASE, Event.OK, 11, 0, "", 2));
+
+        Checker.Analysis a = check(0, 0, 0);
+
+        assertThat(a.holds()).extracting(Checker.Span::name).containsExactly("1.1#1", "1.1#2");
+        assertThat(a.violations()).hasSize(1);
+        assertThat(List.of(a.violations().get(0).clientA(), a.violations().get(0).clientB())).containsExactly("1.1#1", "1.1#2");
+    }
+
+    @Test
+    void aThreadsEventSurvivesItsLine() {
+        Event e = new Event(T0, 3, 2, Event.OP_VALID, Event.OK, 7, 0, "", 4);
+        assertThat(Event.parse(e.toLine())).isEqualTo(e);
+        assertThat(e.actor()).isEqualTo("3.2#4");
+        Event single = new Event(T0, 3, 2, Event.OP_ACQUIRE, Event.OK, 7, 0, "x");
+        assertThat(single.toLine().split("\t")).hasSize(8);
+        assertThat(Event.parse(single.toLine())).isEqualTo(single);
+    }
 }

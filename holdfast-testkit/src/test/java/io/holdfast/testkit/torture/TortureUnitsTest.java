@@ -14,7 +14,9 @@ class TortureUnitsTest {
     @Test
     void faultListsKeepTheirOrderAndRejectUnknownWords() {
         assertThat(Fault.parseList("pause,kill")).containsExactly(Fault.PAUSE, Fault.KILL);
-        assertThat(Fault.parseList("all")).containsExactly(Fault.KILL, Fault.PAUSE, Fault.RESTART, Fault.PARTITION);
+        assertThat(Fault.parseList("all")).containsExactly(Fault.values());
+        assertThat(Fault.parseList("follower-partition,leader-kill")).containsExactly(Fault.FOLLOWER_PARTITION, Fault.LEADER_KILL);
+        assertThat(Fault.FOLLOWER_PARTITION.label()).isEqualTo("follower-partition");
         assertThat(Fault.parseList("none")).isEmpty();
         assertThat(Fault.parseList("")).isEmpty();
         assertThatThrownBy(() -> Fault.parseList("kill,crash")).isInstanceOf(IllegalArgumentException.class)

@@ -1,0 +1,75 @@
+package io.holdfast.torture;
+
+import io.holdfast.testkit.torture.Fault;
+import io.holdfast.testkit.torture.Topology;
+import io.holdfast.testkit.torture.TortureResult;
+import io.holdfast.testkit.torture.TortureSettings;
+import io.holdfast.testkit.torture.net.Network;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The torture run on real clusters, each server and each client process in its own network namespace:
+ * three etcd members, and a ZooKeeper ensemble of three server JVMs. Client processes 1 and 3 run three
+ * threads sharing one client, 2 and 4 one. The faults are the cluster's: the leader cut off, the holder
+ * cut off together with its follower while it works on (review finding Z1), the leader killed and
+ * restarted, the leader frozen, a slow link on the leader, and a holder frozen past its lease. Both stores
+ * are linearizable: no two valid holds may overlap, tokens keep real-time order, and every holder cut off
+ * or frozen past its lease is told. Needs root, iproute2 and nftables (scripts/services installs them).
+ */
+@Timeout(value = 8, unit = TimeUnit.MINUTES)
+class ClusterTortureTest {
+    static final Set<Fault> FAULTS = EnumSet.of(Fault.FOLLOWER_PARTITION, Fault.LEADER_PARTITION, Fault.LEADER_KILL,
+            Fault.LEADER_PAUSE, Fault.SLOW_LINK, Fault.PAUSE);
+
+    @AfterEach
+    void noNamespaceOfThisJvmIsLeft() throws Exception {
+        String mine = Network.PREFIX + ProcessHandle.current().pid() + "-";
+        assertThat(Network.namespaces()).as("namespaces left behind").noneMatch(ns -> ns.startsWith(mine));
+    }
+
+    @Test
+    void etcdClusterOfThree() throws Exception {
+        check(run(Topology.ETCD3));
+    }
+
+    @Test
+    void zooKeeperEnsembleOfThree() throws Exception {
+        check(run(Topology.ZK3));
+    }
+
+    static TortureResult run(Topology topology) throws Exception {
+        String why = topology.whyUnavailable();
+        assertThat(why).as("the " + topology.label() + " topology needs root, iproute2, nftables and its servers: run scripts/services").isNull();
+        Path dir = Path.of("target", "torture", topology.label());
+        Files.createDirectories(dir);
+        TortureSettings settings = TortureSettings.builder(topology)
+                .clients(TortureRuns.CI_CLIENTS).threads(3)
+                .duration(Duration.ofSeconds(Long.getLong("holdfast.torture.seconds", 20)))
+                .faults(FAULTS)
+                .lease(Duration.ofSeconds(2)).think(Duration.ofMillis(60)).acquireWait(Duration.ofSeconds(5))
+                .seed(topology.label().hashCode())
+                .reportDir(dir).build();
+        return TortureRuns.run(settings, null);
+    }
+
+    static void check(TortureResult r) throws Exception {
+        TortureRuns.assertFencedCounterExactUnderEveryFault(r, FAULTS);
+        TortureRuns.assertLinearizableLock(r);
+        String faults = Files.readString(r.textReport().resolveSibling("faults.tsv"));
+        assertThat(faults).as("faults.tsv names the sides of the holder-and-follower partition").containsPattern("\tc\\d,s\\d \\| ");
+        assertThat(r.acquisitions()).isGreaterThan(0);
+        String history = Files.readString(r.textReport().resolveSibling("history.tsv"));
+        assertThat(history).as("threads of one client process are actors of their own").containsPattern("\n\\d+\t1\t1\tacquire\tok\t\\d+\t0\t\t3\n");
+    }
+}
