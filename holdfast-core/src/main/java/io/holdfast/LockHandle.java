@@ -195,9 +195,13 @@ final class LockHandle implements DistributedLock {
         GiveBack.start(client, name, owner, lease);
     }
 
-    /** Turns a successful attempt sent at {@code sentNanos} into a hold. */
+    /**
+     * Turns a successful attempt sent at {@code sentNanos} into a hold, whose local deadline counts from that send
+     * time, or from the earlier instant the store says it counts the lease from.
+     */
     Hold granted(String owner, Attempt attempt, long sentNanos) {
-        return client.started(new Lease(client, name, owner, attempt.fencingToken(), lease, renew, sentNanos));
+        return client.started(new Lease(client, name, owner, attempt.fencingToken(), lease, renew,
+                attempt.leaseStartNanos(sentNanos)));
     }
 
     @Override
