@@ -6,6 +6,7 @@ import io.etcd.jetcd.options.GetOption;
 import io.holdfast.DistributedLock;
 import io.holdfast.Hold;
 import io.holdfast.Holdfast;
+import io.holdfast.testkit.CountingStore;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -65,15 +66,15 @@ class EtcdRequestCountTest {
             for (int i = 0; i < WARM_UP; i++) {
                 lock.acquire(WAIT).close();
             }
-            int attempts = store.attempts.get();
-            int releases = store.releases.get();
+            int attempts = store.attempts();
+            int releases = store.releases();
             before = EtcdMetrics.read(member);
             for (int i = 0; i < OPERATIONS; i++) {
                 lock.acquire(WAIT).close();
             }
             after = EtcdMetrics.read(member);
-            assertThat(store.attempts.get() - attempts).as("store attempts").isEqualTo(OPERATIONS);
-            assertThat(store.releases.get() - releases).as("store releases").isEqualTo(OPERATIONS);
+            assertThat(store.attempts() - attempts).as("store attempts").isEqualTo(OPERATIONS);
+            assertThat(store.releases() - releases).as("store releases").isEqualTo(OPERATIONS);
         }
         Costs jetcd = jetcdUncontended();
         Costs holdfast = new Costs(before, after, OPERATIONS);
@@ -226,7 +227,7 @@ class EtcdRequestCountTest {
         private int sum(boolean attempts) {
             int n = 0;
             for (CountingStore s : stores) {
-                n += attempts ? s.attempts.get() : s.releases.get();
+                n += attempts ? s.attempts() : s.releases();
             }
             return n;
         }

@@ -1,4 +1,4 @@
-package io.holdfast.etcd;
+package io.holdfast.testkit;
 
 import io.holdfast.LockInfo;
 import io.holdfast.spi.Attempt;
@@ -14,16 +14,41 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** A store that counts the core's calls of a real store, so a test can relate them to what the server counted. */
-final class CountingStore implements LockStore {
-    final AtomicInteger attempts = new AtomicInteger();
-    final AtomicInteger releases = new AtomicInteger();
-    final AtomicInteger watchRegistrations = new AtomicInteger();
-    final AtomicInteger renewals = new AtomicInteger();
+/**
+ * A store that counts the core's calls of a real store (build a client on it with {@code Holdfast.builder(store)}),
+ * so that a test can relate them to what the server counted: requests per store call, whatever else runs in the
+ * same JVM. Every call goes to the wrapped store unchanged; {@link #close()} closes it.
+ */
+public final class CountingStore implements LockStore {
+    private final AtomicInteger attempts = new AtomicInteger();
+    private final AtomicInteger releases = new AtomicInteger();
+    private final AtomicInteger watchRegistrations = new AtomicInteger();
+    private final AtomicInteger renewals = new AtomicInteger();
     private final LockStore store;
 
-    CountingStore(LockStore store) {
+    /** Counts the calls of {@code store}. */
+    public CountingStore(LockStore store) {
         this.store = store;
+    }
+
+    /** {@code tryAcquire} calls so far. */
+    public int attempts() {
+        return attempts.get();
+    }
+
+    /** {@code release} calls so far (the core's releases and give-backs, and {@code tryAcquire()}'s dequeues). */
+    public int releases() {
+        return releases.get();
+    }
+
+    /** {@code watchReleases} calls so far. */
+    public int watchRegistrations() {
+        return watchRegistrations.get();
+    }
+
+    /** {@code renew} and {@code renewEach} calls so far. */
+    public int renewals() {
+        return renewals.get();
     }
 
     @Override
