@@ -210,10 +210,12 @@ final class LockHandle implements DistributedLock {
 
     /**
      * Turns a successful attempt sent at {@code sentNanos} into a hold, for an acquire that started at
-     * {@code startNanos} (the listeners are told it ended ACQUIRED).
+     * {@code startNanos} (the listeners are told it ended ACQUIRED). Its local deadline counts from that send time,
+     * or from the earlier instant the store says it counts the lease from.
      */
     Hold granted(String owner, Attempt attempt, long sentNanos, long startNanos) {
-        return client.started(new Lease(client, name, owner, attempt.fencingToken(), lease, renew, sentNanos), startNanos);
+        return client.started(new Lease(client, name, owner, attempt.fencingToken(), lease, renew,
+                attempt.leaseStartNanos(sentNanos)), startNanos);
     }
 
     @Override

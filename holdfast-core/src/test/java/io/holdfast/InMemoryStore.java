@@ -46,6 +46,8 @@ final class InMemoryStore implements LockStore {
     final AtomicReference<Throwable> renewThrowsOnce = new AtomicReference<>();
     /** Called at the start of every release, with the lock name (a test can block it). */
     volatile Consumer<String> onRelease = n -> { };
+    /** If not null: a grant says the store counts its lease from this many nanoseconds before the attempt. */
+    volatile Long grantsCountLeaseFromNanosAgo;
     final AtomicInteger attempts = new AtomicInteger();
     final List<String> attemptOwners = new CopyOnWriteArrayList<>();
 
@@ -107,7 +109,8 @@ final class InMemoryStore implements LockStore {
                     long token = counters.merge(name, 1L, Long::sum);
                     locks.put(name, new Entry(ownerId, token, System.nanoTime() + lease.toNanos()));
                     line.remove(ownerId);
-                    result = Attempt.acquired(token);
+                    Long ago = grantsCountLeaseFromNanosAgo;
+                    result = ago == null ? Attempt.acquired(token) : Attempt.acquired(token, System.nanoTime() - ago);
                 } else {
                     if (queues) {
                         line.putIfAbsent(ownerId, true);

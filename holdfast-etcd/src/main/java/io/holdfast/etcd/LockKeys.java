@@ -1,6 +1,7 @@
 package io.holdfast.etcd;
 
 import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.options.GetOption;
 
 import java.nio.charset.StandardCharsets;
 
@@ -14,6 +15,15 @@ import java.nio.charset.StandardCharsets;
  */
 final class LockKeys {
     static final char SEPARATOR = '!';
+    /** Read of a lock's prefix for its holder: the key with the lowest create revision. */
+    static final GetOption LOWEST = GetOption.builder().isPrefix(true)
+            .withSortField(GetOption.SortTarget.CREATE).withSortOrder(GetOption.SortOrder.ASCEND).withLimit(1).build();
+    /**
+     * Read of a lock's prefix, in the transaction that has just created an owner's key, for that key (the newest)
+     * and the one just before it, if any: the owner holds the lock if there is none.
+     */
+    static final GetOption NEWEST_TWO = GetOption.builder().isPrefix(true)
+            .withSortField(GetOption.SortTarget.CREATE).withSortOrder(GetOption.SortOrder.DESCEND).withLimit(2).build();
 
     private final String root;
 
@@ -46,6 +56,12 @@ final class LockKeys {
         return bytes(root + name + SEPARATOR + ownerId);
     }
 
+    /** Read of a lock's prefix for the key just before (by create revision) a key created at {@code revision}. */
+    static GetOption before(long revision) {
+        return GetOption.builder().isPrefix(true).withSortField(GetOption.SortTarget.CREATE)
+                .withSortOrder(GetOption.SortOrder.DESCEND).withLimit(1).withMaxCreateRevision(revision - 1).build();
+    }
+
     /** The lock name of a key of this store, or null if the key is not one of its lock keys. */
     String nameOf(ByteSequence key) {
         String k = key.toString(StandardCharsets.UTF_8);
@@ -64,6 +80,20 @@ final class LockKeys {
             return null;
         }
         return k.substring(sep + 1);
+    }
+
+    /** Refuses an owner id that cannot be part of a key. */
+    static void requireOwnerId(String ownerId) {
+        if (ownerId == null || ownerId.isEmpty() || ownerId.length() > 200 || ownerId.indexOf(SEPARATOR) >= 0
+                || ownerId.indexOf('/') >= 0) {
+            throw new IllegalArgumentException("owner id '" + ownerId + "' is not allowed; allowed: 1 to 200 characters without '"
+                    + SEPARATOR + "' or '/'");
+        }
+    }
+
+    /** A token as the value of a last-token key. */
+    static ByteSequence token(long revision) {
+        return bytes(Long.toString(revision));
     }
 
     static String text(ByteSequence key) {

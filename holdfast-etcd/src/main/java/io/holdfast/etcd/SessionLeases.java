@@ -2,7 +2,6 @@ package io.holdfast.etcd;
 
 import io.etcd.jetcd.Lease;
 import io.etcd.jetcd.lease.LeaseGrantResponse;
-import io.etcd.jetcd.lease.LeaseKeepAliveResponse;
 import io.holdfast.Durations;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,14 +19,22 @@ import java.util.concurrent.TimeUnit;
  * session of its lease length, so the key goes when the session's lease runs out on the etcd leader's
  * clock, which is what frees the locks of a crashed or paused holder.
  *
- * <p>A session's lease is refreshed by every acquire attempt and every renewal that uses it (each sends
- * a keep-alive at once, together with its transaction), and in the background every third of its TTL
- * so that queued waiters, who make no calls while they wait, keep their place. The TTL is the hold's
- * lease rounded up to a whole second: never shorter than the hold's lease, so the local deadline of a
- * hold (send time of its last acquire or renewal + lease − margin) passes before etcd can expire its key.
+ * <p>A session's lease is refreshed by every renewal that uses it (a keep-alive sent together with its reads),
+ * by an acquire attempt when the last keep-alive was sent more than a twentieth of the hold's lease earlier, and
+ * in the background a third of its TTL after the last one, so that queued waiters, who make no calls while they
+ * wait, keep their place. The TTL is the hold's lease rounded up to a whole second: never shorter than the hold's
+ * lease. So a hold whose local deadline counts from the send time of a keep-alive that succeeded (or of a renewal
+ * or acquire sent before it) passes that deadline before etcd can expire its key.
  */
 final class SessionLeases {
     private static final Logger log = LoggerFactory.getLogger(SessionLeases.class);
+
+    /**
+     * One keep-alive (or the grant) of a session lease: etcd's expiry of the lease is at least {@code sentNanos} +
+     * TTL once {@code reply} completes normally.
+     */
+    record KeepAlive(long sentNanos, CompletableFuture<?> reply) {
+    }
 
     /** One etcd lease. */
     static final class Session {
@@ -37,11 +44,14 @@ final class SessionLeases {
         /** When the next background keep-alive is due (System.nanoTime). */
         private volatile long nextKeepAliveNanos;
         private volatile boolean keepAliveInFlight;
+        /** The keep-alive sent last. Written under this. */
+        private volatile KeepAlive latest;
 
-        Session(long ttlSeconds, long leaseId) {
+        Session(long ttlSeconds, long leaseId, long grantSentNanos) {
             this.ttlSeconds = ttlSeconds;
             this.leaseId = leaseId;
-            this.nextKeepAliveNanos = System.nanoTime() + interval();
+            this.latest = new KeepAlive(grantSentNanos, CompletableFuture.completedFuture(null));
+            this.nextKeepAliveNanos = grantSentNanos + interval();
         }
 
         boolean isDead() {
@@ -102,13 +112,14 @@ final class SessionLeases {
             if (s != null && !s.dead) {
                 return s;
             }
+            long sent = System.nanoTime();
             LeaseGrantResponse granted = calls.await(leases.grant(ttl), timeout, "grant a session lease of " + ttl + "s");
             if (granted.getTTL() > ttl) {
                 clusterMinimumTtl = granted.getTTL();
                 leases.revoke(granted.getID()); // nothing is attached to it; an unanswered revoke only leaves it to expire
                 rejectIfTooShort(lease, ttl);
             }
-            Session fresh = new Session(ttl, granted.getID());
+            Session fresh = new Session(ttl, granted.getID(), sent);
             byTtl.put(ttl, fresh);
             log.debug("granted {}", fresh);
             return fresh;
@@ -124,13 +135,56 @@ final class SessionLeases {
         }
     }
 
-    /** Sends one keep-alive for {@code session}; completes exceptionally (lease not found) if it expired. */
-    CompletableFuture<LeaseKeepAliveResponse> keepAliveOnce(Session session) {
-        return keepAliveOnce(session.leaseId);
+    /**
+     * Sends one keep-alive for {@code session} now; its reply completes exceptionally (lease not found) if the
+     * session expired. A success also puts off the background keep-alive.
+     */
+    KeepAlive keepAlive(Session session) {
+        KeepAlive sent;
+        synchronized (session) {
+            sent = new KeepAlive(System.nanoTime(), leases.keepAliveOnce(session.leaseId));
+            session.latest = sent;
+        }
+        sent.reply().whenComplete((r, e) -> {
+            if (e == null) {
+                long next = sent.sentNanos() + session.interval();
+                if (next - session.nextKeepAliveNanos > 0) {
+                    session.nextKeepAliveNanos = next;
+                }
+            }
+        });
+        return sent;
     }
 
-    CompletableFuture<LeaseKeepAliveResponse> keepAliveOnce(long leaseId) {
-        return leases.keepAliveOnce(leaseId);
+    /**
+     * The last keep-alive of {@code session} if it was sent at most a twentieth of {@code lease} ago and has not
+     * failed (it may still be on its way), otherwise a new one. An acquire waits for its reply; the hold's
+     * deadline then counts from its send time, at most a twentieth of the lease before the acquire.
+     */
+    KeepAlive recentKeepAlive(Session session, Duration lease) {
+        long maxAge = lease.toNanos() / 20;
+        synchronized (session) {
+            KeepAlive last = session.latest;
+            if (System.nanoTime() - last.sentNanos() <= maxAge && !last.reply().isCompletedExceptionally()) {
+                return last;
+            }
+        }
+        return keepAlive(session);
+    }
+
+    /** Waits for the reply to {@code keepAlive}, sent for {@code what}; false if it found {@code session} expired. */
+    boolean keptAlive(KeepAlive keepAlive, Session session, String what) {
+        try {
+            // A copy: a time-out here must not cancel a reply other attempts may be waiting for too.
+            calls.await(keepAlive.reply().copy(), timeout, "keep the session lease alive to " + what);
+            return true;
+        } catch (RuntimeException e) {
+            if (EtcdCalls.isLeaseNotFound(e.getCause())) {
+                expired(session);
+                return false;
+            }
+            throw e;
+        }
     }
 
     /** Marks {@code session} expired: etcd deleted its keys, and the next acquire grants a new one. */
@@ -150,18 +204,17 @@ final class SessionLeases {
                 continue;
             }
             s.keepAliveInFlight = true;
-            long sent = System.nanoTime();
-            CompletableFuture<LeaseKeepAliveResponse> f;
+            KeepAlive k;
             try {
-                f = leases.keepAliveOnce(s.leaseId);
+                k = keepAlive(s);
             } catch (RuntimeException e) {
                 s.keepAliveInFlight = false;
                 continue;
             }
-            f.orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS).whenComplete((r, e) -> {
+            k.reply().orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS).whenComplete((r, e) -> {
                 s.keepAliveInFlight = false;
                 if (e == null) {
-                    s.nextKeepAliveNanos = sent + s.interval();
+                    return; // keepAlive put off the next one
                 } else if (EtcdCalls.isLeaseNotFound(e)) {
                     expired(s);
                 } else {

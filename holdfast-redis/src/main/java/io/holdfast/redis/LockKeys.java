@@ -16,16 +16,16 @@ final class LockKeys {
         return prefix + "{" + name + "}";
     }
 
-    /** KEYS of the acquire script: lock, token, queue, turn. */
+    /** KEYS of the acquire script: lock, token, queue. */
     String[] forAcquire(String name) {
         String b = base(name);
-        return new String[] {b, b + ":token", b + ":queue", b + ":turn"};
+        return new String[] {b, b + ":token", b + ":queue"};
     }
 
-    /** KEYS of the release script: lock, queue, turn. */
+    /** KEYS of the release script: lock, queue. */
     String[] forRelease(String name) {
         String b = base(name);
-        return new String[] {b, b + ":queue", b + ":turn"};
+        return new String[] {b, b + ":queue"};
     }
 
     /** KEYS of the inspect script: lock, token. */
@@ -51,12 +51,12 @@ final class LockKeys {
         return channel.substring(prefix.length() + 1, wake);
     }
 
-    /** SCAN pattern for the lock hashes of names starting with {@code namePrefix} (names hold no glob characters). */
+    /** SCAN pattern for the lock keys of names starting with {@code namePrefix} (names hold no glob characters). */
     String scanPattern(String namePrefix) {
         return prefix.replaceAll("([*?\\[\\]\\\\])", "\\\\$1") + "{" + namePrefix + "*}";
     }
 
-    /** The lock name of a lock hash key, or null if the key is not one. */
+    /** The lock name of a lock key, or null if the key is not one. */
     String nameOfLockKey(String key) {
         if (!key.startsWith(prefix + "{") || !key.endsWith("}")) {
             return null;

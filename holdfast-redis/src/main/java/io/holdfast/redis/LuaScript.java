@@ -14,64 +14,70 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The Lua scripts that are the whole algorithm. Every key of one call shares the lock name's hash tag
- * ({@code {name}}), so each call runs on one Cluster slot, atomically. Leases are {@code PEXPIRE}s, so the
+ * ({@code {name}}), so each call runs on one Cluster slot, atomically. Leases are {@code PX} expiries, so the
  * server's clock decides expiry.
  *
- * <p>Keys of the lock called N under prefix P: {@code P{N}} (hash: owner, holder, token; expires with the
- * lease), {@code P{N}:token} (the fencing counter, kept forever so tokens never repeat), {@code P{N}:queue}
- * (sorted set of waiting client ids by arrival, by the server's clock), {@code P{N}:turn} (the client the
- * lock is being handed to, for a short reservation). Wake-ups go to the shard channel
+ * <p>Keys of the lock called N under prefix P: {@code P{N}}, a string that expires with the lease: a JSON object,
+ * either a hold {@code {"o": owner, "h": holder, "t": "token"}} or, for a short time after a release woke a
+ * waiting client, that client's reservation {@code {"r": client}}, either with {@code "q": 1} when clients may be
+ * queued; {@code P{N}:token}, the fencing counter, kept forever so tokens never repeat; {@code P{N}:queue}, a
+ * sorted set of waiting client ids by arrival (the server's clock). Wake-ups go to the shard channel
  * {@code P{N}:wake:CLIENT}, one per waiting client.
+ *
+ * <p>Commands an uncontended acquire + release runs, the script calls included: acquire 5 ({@code EVALSHA},
+ * {@code GET} of the lock, {@code TIME}, {@code SET ... GET} of the counter, {@code SET ... PX} of the lock),
+ * release 3 ({@code EVALSHA}, {@code GET}, {@code DEL}). The queue is touched only when clients may be queued
+ * ({@code "q"}, or a client that may be queued itself), so a lock nobody waits for costs no queue commands.
  */
 final class LuaScript {
 
     /**
-     * KEYS: lock, token, queue, turn. ARGV: owner, holder, lease ms, client id, queue ttl ms, floor.
+     * KEYS: lock, token, queue. ARGV: owner, holder, lease ms, client id, queue ttl ms, floor, queued (1 if this
+     * client may be in the queue: it has waited for the lock lately).
      * Returns {1, token} if granted (the same token when the owner already holds it), else {0, ms until the
-     * holder's lease or the hand-off reservation ends}. A refused client joins the queue (keeping its place).
-     * A new token is one more than the counter, and at least the server's clock in microseconds, so a
-     * master promoted after losing recent writes still issues tokens above the lost ones. A positive floor
-     * on a re-grant raises the token and counter to it (Redlock's second round).
+     * holder's lease or the hand-off reservation ends}. A refused client joins the queue (keeping its place) and
+     * marks the lock as waited for. A new token is one more than the counter, and at least the server's clock in
+     * microseconds, so a master promoted after losing recent writes still issues tokens above the lost ones. A
+     * positive floor on a re-grant raises the token and counter to it (Redlock's second round).
      */
     static final LuaScript ACQUIRE = new LuaScript("acquire", """
-            local owner = redis.call('HGET', KEYS[1], 'owner')
-            if owner == ARGV[1] then
-              local token = tonumber(redis.call('HGET', KEYS[1], 'token'))
+            local value = redis.call('GET', KEYS[1])
+            local lock = value and cjson.decode(value)
+            if lock and lock.o == ARGV[1] then
               local floor = tonumber(ARGV[6])
-              if floor > token then
-                token = floor
-                redis.call('HSET', KEYS[1], 'token', floor)
-                if floor > tonumber(redis.call('GET', KEYS[2]) or '0') then redis.call('SET', KEYS[2], floor) end
+              if floor > tonumber(lock.t) then
+                lock.t = ARGV[6]
+                if floor > tonumber(redis.call('GET', KEYS[2]) or '0') then redis.call('SET', KEYS[2], ARGV[6]) end
               end
-              redis.call('PEXPIRE', KEYS[1], ARGV[3])
-              return {1, token}
+              redis.call('SET', KEYS[1], cjson.encode(lock), 'PX', ARGV[3])
+              return {1, tonumber(lock.t)}
             end
-            if not owner then
-              local turn = redis.call('GET', KEYS[4])
-              if (not turn) or turn == ARGV[4] then
-                local token = redis.call('INCR', KEYS[2])
-                local now = redis.call('TIME')
-                local clock = tonumber(now[1]) * 1000000 + tonumber(now[2])
-                if clock > token then
-                  token = clock
-                  redis.call('SET', KEYS[2], token)
-                end
-                redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'holder', ARGV[2], 'token', token)
-                redis.call('PEXPIRE', KEYS[1], ARGV[3])
-                if turn then redis.call('DEL', KEYS[4]) end
-                redis.call('ZREM', KEYS[3], ARGV[4])
-                return {1, token}
+            if (not lock) or lock.r == ARGV[4] then
+              local now = redis.call('TIME')
+              local token = tonumber(now[1]) * 1000000 + tonumber(now[2])
+              local last = tonumber(redis.call('SET', KEYS[2], token, 'GET') or '0')
+              if last >= token then
+                token = last + 1
+                redis.call('SET', KEYS[2], token)
               end
+              local hold = {o = ARGV[1], h = ARGV[2], t = string.format('%d', token)}
+              if lock or ARGV[7] == '1' then
+                if not lock then redis.call('ZREM', KEYS[3], ARGV[4]) end
+                hold.q = 1
+              end
+              redis.call('SET', KEYS[1], cjson.encode(hold), 'PX', ARGV[3])
+              return {1, token}
             end
             if not redis.call('ZSCORE', KEYS[3], ARGV[4]) then
               local now = redis.call('TIME')
               redis.call('ZADD', KEYS[3], tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000), ARGV[4])
             end
             redis.call('PEXPIRE', KEYS[3], ARGV[5])
-            if owner then
-              return {0, redis.call('PTTL', KEYS[1])}
+            if not lock.q then
+              lock.q = 1
+              redis.call('SET', KEYS[1], cjson.encode(lock), 'KEEPTTL')
             end
-            return {0, redis.call('PTTL', KEYS[4])}
+            return {0, redis.call('PTTL', KEYS[1])}
             """);
 
     /**
@@ -81,7 +87,8 @@ final class LuaScript {
     static final LuaScript RENEW = new LuaScript("renew", """
             local renewed = {}
             for i = 1, #KEYS do
-              if redis.call('HGET', KEYS[i], 'owner') == ARGV[i + 1] then
+              local value = redis.call('GET', KEYS[i])
+              if value and cjson.decode(value).o == ARGV[i + 1] then
                 redis.call('PEXPIRE', KEYS[i], ARGV[1])
                 renewed[#renewed + 1] = i
               end
@@ -90,45 +97,51 @@ final class LuaScript {
             """);
 
     /**
-     * KEYS: lock, queue, turn. ARGV: mode, owner or client id, wake channel prefix, hand-off ms.
+     * KEYS: lock, queue. ARGV: mode, owner or client id, wake channel prefix, hand-off ms.
      * Modes: {@code release} frees the lock if the owner holds it; {@code force} frees it whoever holds it;
-     * {@code pass} gives up a hand-off reservation of a client that no longer waits. Then it wakes the
-     * first queued client that is still subscribed (PUBLISH to a shard channel counts its receivers),
-     * dropping the ones that are not, and reserves the lock for it for the hand-off time. Returns 1 if it
-     * freed the lock (or passed the turn), else 0.
+     * {@code pass} gives up a hand-off reservation of a client that no longer waits. Then, if clients may be
+     * queued, it wakes the first queued client that is still subscribed (PUBLISH to a shard channel counts its
+     * receivers), dropping the ones that are not, and reserves the lock for it for the hand-off time. Returns 1
+     * if it freed the lock (or passed the turn), else 0.
      */
     static final LuaScript RELEASE = new LuaScript("release", """
-            local token
+            local value = redis.call('GET', KEYS[1])
+            if not value then return 0 end
+            local lock = cjson.decode(value)
+            local payload
             if ARGV[1] == 'release' then
-              if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[2] then return 0 end
-              token = redis.call('HGET', KEYS[1], 'token')
-              redis.call('DEL', KEYS[1])
+              if lock.o ~= ARGV[2] then return 0 end
+              payload = lock.t
             elseif ARGV[1] == 'force' then
-              token = redis.call('HGET', KEYS[1], 'token')
-              if not token then return 0 end
-              redis.call('DEL', KEYS[1])
+              if not lock.o then return 0 end
+              payload = lock.t
             else
-              if redis.call('GET', KEYS[3]) ~= ARGV[2] then return 0 end
-              redis.call('DEL', KEYS[3])
-              if redis.call('EXISTS', KEYS[1]) == 1 then return 1 end
-              token = 'pass'
+              if lock.r ~= ARGV[2] then return 0 end
+              payload = 'pass'
             end
-            for i = 1, 64 do
-              local first = redis.call('ZRANGE', KEYS[2], 0, 0)
-              if #first == 0 then break end
-              redis.call('ZREM', KEYS[2], first[1])
-              if redis.call('SPUBLISH', ARGV[3] .. first[1], token) > 0 then
-                if tonumber(ARGV[4]) > 0 then redis.call('SET', KEYS[3], first[1], 'PX', ARGV[4]) end
-                break
+            if lock.q then
+              for i = 1, 64 do
+                local first = redis.call('ZRANGE', KEYS[2], 0, 0)
+                if #first == 0 then break end
+                redis.call('ZREM', KEYS[2], first[1])
+                if redis.call('SPUBLISH', ARGV[3] .. first[1], payload) > 0 then
+                  if tonumber(ARGV[4]) > 0 then
+                    redis.call('SET', KEYS[1], cjson.encode({r = first[1], q = 1}), 'PX', ARGV[4])
+                    return 1
+                  end
+                  break
+                end
               end
             end
+            redis.call('DEL', KEYS[1])
             return 1
             """);
 
     /** KEYS: lock, token. Returns {owner, holder, token, pttl, last token}; nils where absent. */
     static final LuaScript INSPECT = new LuaScript("inspect", """
-            local h = redis.call('HMGET', KEYS[1], 'owner', 'holder', 'token')
-            return {h[1], h[2], h[3], redis.call('PTTL', KEYS[1]), redis.call('GET', KEYS[2])}
+            local value = redis.call('GET', KEYS[1])
+            local lock = value and cjson.decode(value) or {}
+            return {lock.o or false, lock.h or false, lock.t or false, redis.call('PTTL', KEYS[1]), redis.call('GET', KEYS[2])}
             """);
 
     /** Every script, for loading them ahead of use. */

@@ -153,8 +153,10 @@ final class RedisLockStore implements LockStore {
 
     private CompletableFuture<Attempt> acquireAsync(RedisClusterAsyncCommands<String, String> commands, String name, String ownerId,
                                                     String holder, Duration lease, long floor) {
+        // A client that waits, or waited lately, for the lock may be in its queue: a grant takes it out.
+        String mayBeQueued = watches.isSubscribed(name) ? "1" : "0";
         CompletableFuture<List<Object>> reply = LuaScript.ACQUIRE.run(commands, ScriptOutputType.MULTI, keys.forAcquire(name),
-                ownerId, holder, Long.toString(lease.toMillis()), clientId, Long.toString(QUEUE_TTL_MS), Long.toString(floor));
+                ownerId, holder, Long.toString(lease.toMillis()), clientId, Long.toString(QUEUE_TTL_MS), Long.toString(floor), mayBeQueued);
         return reply.thenApply(r -> {
             long value = (Long) r.get(1);
             if ((Long) r.get(0) == 1L) {
@@ -365,7 +367,7 @@ final class RedisLockStore implements LockStore {
         return held.size() > limit ? List.copyOf(held.subList(0, limit)) : held;
     }
 
-    /** Names with a lock hash under {@code prefix}, found by SCAN (over every master of a Cluster). */
+    /** Names with a lock key under {@code prefix}, found by SCAN (over every master of a Cluster). */
     List<String> names(String prefix) {
         RedisClusterAsyncCommands<String, String> commands = connection.commands;
         ScanArgs args = ScanArgs.Builder.matches(keys.scanPattern(prefix)).limit(SCAN_BATCH);

@@ -189,6 +189,14 @@ final class ReleaseWatches implements AutoCloseable {
         }
     }
 
+    /**
+     * Whether {@code name}'s channel is subscribed (someone here waits for it, or did within {@link #LINGER}): then
+     * this client may be in the lock's queue, which a grant must leave.
+     */
+    synchronized boolean isSubscribed(String name) {
+        return byName.containsKey(name);
+    }
+
     /** How many names have a subscription (with watchers or lingering), for tests. */
     synchronized int subscribedNames() {
         return byName.size();
