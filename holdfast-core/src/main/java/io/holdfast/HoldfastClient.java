@@ -79,6 +79,17 @@ final class HoldfastClient implements Holdfast {
         return new LockHandle(this, LockNames.requireValid(name), leaseFor(lease), renew);
     }
 
+    @Override
+    public MultiLock multiLock(String... names) {
+        return MultiLockHandle.of(names == null ? null : java.util.Arrays.asList(names), this::lock);
+    }
+
+    @Override
+    public MultiLock multiLock(java.util.Collection<String> names, Duration lease, boolean renew) {
+        Duration checked = leaseFor(lease);
+        return MultiLockHandle.of(names, name -> lock(name, checked, renew));
+    }
+
     private Duration leaseFor(Duration lease) {
         Durations.requireLease(lease);
         Duration min = store.traits().minLease();
