@@ -87,6 +87,22 @@ public interface Holdfast extends AutoCloseable {
      */
     MultiLock multiLock(java.util.Collection<String> names, Duration lease, boolean renew);
 
+    /**
+     * A candidacy, not yet started, in the election of a leader among everyone who competes for the lock called
+     * {@code name}, with the client's default lease. See {@link LeaderElection}.
+     *
+     * @throws IllegalArgumentException if the name is not valid
+     */
+    LeaderElection leader(String name);
+
+    /**
+     * As {@link #leader(String)}, with a leadership lease of {@code lease}, renewed while the candidate leads: a
+     * leader that dies is succeeded within it, and one cut off from the store is revoked before it runs out.
+     *
+     * @throws IllegalArgumentException if the name or lease is not valid
+     */
+    LeaderElection leader(String name, Duration lease);
+
     /** Operator functions: inspect, list and force-release locks. */
     LockAdmin admin();
 
