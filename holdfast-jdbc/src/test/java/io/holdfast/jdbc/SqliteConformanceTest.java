@@ -58,4 +58,10 @@ class SqliteConformanceTest extends LockConformanceSuite {
     protected StoreOutage outage() {
         return new SqliteWriterLockout(file(), uri() + "&busyTimeout=300ms");
     }
+
+    /** The killed-leader election runs here: the waiting candidate learns of the free lock by polling with backoff. */
+    @Override
+    protected boolean runsKilledLeaderTest() {
+        return true;
+    }
 }
