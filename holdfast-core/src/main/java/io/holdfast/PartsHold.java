@@ -104,18 +104,16 @@ final class PartsHold implements MultiHold {
     @Override
     public void checkValid() {
         synchronized (this) {
-            if (closed && state != State.LOST) {
+            if (state == State.LOST) {
+                throw lostError(lossReason);
+            }
+            if (closed) {
                 throw new LockLostException("the multi-hold on " + names + " was released");
             }
         }
         for (Hold part : parts) {
-            if (!part.isValid()) {
+            if (!part.isValid()) { // past its deadline: lost now (and partLost is told)
                 throw lostError(describe(part, part.lossReason()));
-            }
-        }
-        synchronized (this) {
-            if (state == State.LOST) {
-                throw lostError(lossReason);
             }
         }
     }
@@ -232,7 +230,8 @@ final class PartsHold implements MultiHold {
     }
 
     private static String describe(Hold part, String reason) {
-        return "'" + part.lockName() + "' (token " + part.fencingToken() + ") was lost: " + reason;
+        return "'" + part.lockName() + "' (token " + part.fencingToken() + ") was "
+                + (reason == null ? "released by the client's close" : "lost: " + reason);
     }
 
     private LockLostException lostError(String what) {
