@@ -70,6 +70,39 @@ public interface Holdfast extends AutoCloseable {
      */
     DistributedLock lock(String name, Duration lease, boolean renew);
 
+    /**
+     * A handle on the locks called {@code names}, taken together all or nothing, in ascending name order (so two
+     * multi-locks never deadlock), with the client's default lease, renewed while held. See {@link MultiLock}.
+     *
+     * @throws IllegalArgumentException unless the names are 1 to {@link MultiLock#MAX_NAMES} distinct valid names
+     */
+    MultiLock multiLock(String... names);
+
+    /**
+     * As {@link #multiLock(String...)}, with holds that last {@code lease} and are renewed only if {@code renew}
+     * is true (see {@link #lock(String, Duration, boolean)}).
+     *
+     * @throws IllegalArgumentException unless the names are 1 to {@link MultiLock#MAX_NAMES} distinct valid names
+     *         and the lease is valid
+     */
+    MultiLock multiLock(java.util.Collection<String> names, Duration lease, boolean renew);
+
+    /**
+     * A candidacy, not yet started, in the election of a leader among everyone who competes for the lock called
+     * {@code name}, with the client's default lease. See {@link LeaderElection}.
+     *
+     * @throws IllegalArgumentException if the name is not valid
+     */
+    LeaderElection leader(String name);
+
+    /**
+     * As {@link #leader(String)}, with a leadership lease of {@code lease}, renewed while the candidate leads: a
+     * leader that dies is succeeded within it, and one cut off from the store is revoked before it runs out.
+     *
+     * @throws IllegalArgumentException if the name or lease is not valid
+     */
+    LeaderElection leader(String name, Duration lease);
+
     /** Operator functions: inspect, list and force-release locks. */
     LockAdmin admin();
 

@@ -48,6 +48,8 @@ final class HoldfastClient implements Holdfast {
     /** Every wait not over yet, so that close() ends each one. */
     private final Set<Acquisition> waiting = ConcurrentHashMap.newKeySet();
     private final Set<Lease> active = ConcurrentHashMap.newKeySet();
+    /** Elections not closed yet, so that close() resigns each one while listeners can still be told. */
+    private final Set<Election> elections = ConcurrentHashMap.newKeySet();
     private final String ownerPrefix;
     private final AtomicLong ownerCounter = new AtomicLong();
     private final ClientAdmin admin;
@@ -80,6 +82,39 @@ final class HoldfastClient implements Holdfast {
     @Override
     public DistributedLock lock(String name, Duration lease, boolean renew) {
         return new LockHandle(this, LockNames.requireValid(name), leaseFor(lease), renew);
+    }
+
+    @Override
+    public MultiLock multiLock(String... names) {
+        return MultiLockHandle.of(names == null ? null : java.util.Arrays.asList(names), this::lock);
+    }
+
+    @Override
+    public MultiLock multiLock(java.util.Collection<String> names, Duration lease, boolean renew) {
+        Duration checked = leaseFor(lease);
+        return MultiLockHandle.of(names, name -> lock(name, checked, renew));
+    }
+
+    @Override
+    public LeaderElection leader(String name) {
+        return leader(name, defaultLease);
+    }
+
+    @Override
+    public LeaderElection leader(String name, Duration lease) {
+        checkOpen();
+        Election election = new Election(this, lock(name, lease, true));
+        elections.add(election);
+        if (closed) {
+            election.close();
+            checkOpen();
+        }
+        return election;
+    }
+
+    /** A closed election: the client need not close it. */
+    void forget(Election election) {
+        elections.remove(election);
     }
 
     private Duration leaseFor(Duration lease) {
@@ -227,6 +262,9 @@ final class HoldfastClient implements Holdfast {
             return;
         }
         closed = true;
+        for (Election e : new ArrayList<>(elections)) {
+            e.close("the Holdfast client was closed");
+        }
         for (Acquisition a : new ArrayList<>(waiting)) {
             a.giveUp(closedWhileWaiting());
         }

@@ -9,4 +9,9 @@ public class LockTimeoutException extends HoldfastException {
     public LockTimeoutException(String lockName, Duration wait) {
         super("lock '" + lockName + "' was not acquired within " + Durations.format(wait));
     }
+
+    /** For waits on more than one lock (a {@link MultiLock}), whose message names them itself. */
+    LockTimeoutException(String message) {
+        super(message);
+    }
 }

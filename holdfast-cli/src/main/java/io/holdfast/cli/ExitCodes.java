@@ -22,9 +22,9 @@ public final class ExitCodes {
     public static final int INTERNAL = 70;
     /** {@code run}: the lock was not acquired within {@code --wait} (EX_TEMPFAIL: try again later). */
     public static final int NOT_ACQUIRED = 75;
-    /** {@code run}: the hold was lost while the command ran; the command was terminated. */
+    /** {@code run}, {@code lead}: the hold (or leadership) was lost while the command ran; the command was terminated. */
     public static final int HOLD_LOST = 76;
-    /** {@code run}: the command could not be started (not found or not executable), as in the shell. */
+    /** {@code run}, {@code lead}: the command could not be started (not found or not executable), as in the shell. */
     public static final int CANNOT_START = 127;
 
     private ExitCodes() {

@@ -18,21 +18,21 @@ import java.io.PrintWriter;
 @Command(name = "holdfast",
         mixinStandardHelpOptions = true, scope = CommandLine.ScopeType.INHERIT,
         versionProvider = HoldfastCli.Version.class,
-        description = "Distributed locks for shell scripts and operators: run a command while holding a lock, "
-                + "inspect and release locks, and watch the flash-sale demo.",
-        subcommands = {RunCommand.class, StatusCommand.class, ListCommand.class, ReleaseCommand.class,
+        description = "Distributed locks for shell scripts and operators: run a command while holding a lock or while "
+                + "elected leader, inspect and release locks, and watch the flash-sale demo.",
+        subcommands = {RunCommand.class, LeadCommand.class, StatusCommand.class, ListCommand.class, ReleaseCommand.class,
                 InitCommand.class, DemoCommand.class, DemoWorker.class, TortureCommand.class, CommandLine.HelpCommand.class},
         footerHeading = "%nExit status:%n",
-        footer = {"  0    success (run: COMMAND's own status)",
+        footer = {"  0    success (run, lead: COMMAND's own status)",
                 "  64   usage error: unknown option, bad duration, bad lock name, missing command",
                 "  64   also: a URI with an unknown parameter, a missing host or a bad port",
                 "  69   the lock store is unreachable (or, for SQLite, the file cannot be opened)",
                 "  70   internal error",
                 "  75   run: the lock was not acquired within --wait",
-                "  76   run: the hold was lost while COMMAND ran; COMMAND was terminated",
+                "  76   run, lead: the hold or leadership was lost while COMMAND ran; COMMAND was terminated",
                 "  78   the store refused the configuration: no such database or role, wrong password",
-                "  127  run: COMMAND could not be started",
-                "  128+N  run: holdfast got signal N while waiting for the lock",
+                "  127  run, lead: COMMAND could not be started",
+                "  128+N  run, lead: holdfast got signal N while waiting for the lock or to be elected",
                 "",
                 "Environment: HOLDFAST_URI is the store used when --uri is not given (default sqlite:, "
                         + "a file under ~/.holdfast)."})
@@ -45,7 +45,7 @@ public final class HoldfastCli implements Runnable {
 
     @Override
     public void run() {
-        throw new ParameterException(spec.commandLine(), "missing command; one of: run, status, list, release, init, demo, torture");
+        throw new ParameterException(spec.commandLine(), "missing command; one of: run, lead, status, list, release, init, demo, torture");
     }
 
     /** Runs the command line and exits the JVM with its status. */

@@ -58,6 +58,13 @@ final class Processes {
                 .orElse(List.of());
     }
 
+    /** {@code command} started through {@link #parentDeathSignal} TERM, where setpriv is installed. */
+    static List<String> withParentDeathSignal(List<String> command) {
+        List<String> full = new ArrayList<>(parentDeathSignal("TERM"));
+        full.addAll(command);
+        return full;
+    }
+
     /**
      * Resolves a command the way a shell would: a name with a slash is a path, anything else is looked up
      * in $PATH.

@@ -15,16 +15,13 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import sun.misc.Signal;
 
-import java.io.IOException;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
-import java.util.concurrent.TimeUnit;
 
 /**
  * {@code holdfast run NAME -- COMMAND...}: runs COMMAND while holding NAME. The lease is renewed while
@@ -53,7 +50,6 @@ final class RunCommand implements Callable<Integer> {
             description = "Lease of the hold (default: ${DEFAULT-VALUE}), renewed every third of it while COMMAND runs; "
                     + "if holdfast dies, the lock frees within this time.")
     Duration lease;
-    private static final Duration MAX_GRACE = Duration.ofDays(1);
     @Option(names = "--grace", paramLabel = "DURATION", defaultValue = "10s", converter = DurationConverter.class,
             description = "When the hold is lost: time between SIGTERM and SIGKILL to COMMAND (default: ${DEFAULT-VALUE}).")
     Duration grace;
@@ -74,7 +70,7 @@ final class RunCommand implements Callable<Integer> {
         }
         try (Holdfast holdfast = store.connect()) {
             DistributedLock lock = holdfast.lock(name, lease, true);
-            Supervisor supervisor = new Supervisor(err, grace);
+            CommandSupervisor supervisor = new CommandSupervisor(err, grace);
             supervisor.install();
             try {
                 return runHolding(holdfast, lock, supervisor, err);
@@ -90,16 +86,13 @@ final class RunCommand implements Callable<Integer> {
             LockNames.requireValid(name);
             Durations.requireLease(lease);
             Durations.requireWait(wait);
+            CommandSupervisor.requireGrace(grace);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
-        if (grace.isNegative() || grace.compareTo(MAX_GRACE) > 0) {
-            throw new ParameterException(spec.commandLine(), "--grace " + Durations.format(grace) + " is too "
-                    + (grace.isNegative() ? "short" : "long") + "; allowed: 0 to " + Durations.format(MAX_GRACE));
-        }
     }
 
-    private int runHolding(Holdfast holdfast, DistributedLock lock, Supervisor supervisor, PrintWriter err) {
+    private int runHolding(Holdfast holdfast, DistributedLock lock, CommandSupervisor supervisor, PrintWriter err) {
         Optional<Hold> acquired;
         try {
             acquired = wait.isZero() ? lock.tryAcquire() : lock.tryAcquire(wait);
@@ -114,30 +107,16 @@ final class RunCommand implements Callable<Integer> {
             return ExitCodes.NOT_ACQUIRED;
         }
         Hold hold = acquired.get();
-        hold.onLost((h, reason) -> supervisor.holdLost(name, h.fencingToken(), reason));
+        hold.onLost((h, reason) -> supervisor.lost("the hold on '" + name + "' (token " + h.fencingToken() + ")", reason));
         ProcessBuilder builder = new ProcessBuilder(childCommand()).inheritIO();
         builder.environment().put("HOLDFAST_LOCK", name);
         builder.environment().put("HOLDFAST_FENCING_TOKEN", Long.toString(hold.fencingToken()));
 
-        Supervisor.Start start = supervisor.start(builder, hold);
-        if (start != Supervisor.Start.STARTED) {
+        CommandSupervisor.Start start = supervisor.start(builder, hold::isValid);
+        if (start != CommandSupervisor.Start.STARTED) {
             releaseQuietly(hold, err);
-            return switch (start) {
-                case SIGNALLED -> {
-                    String signal = supervisor.pendingSignal();
-                    err.println("holdfast: got SIG" + signal + " before '" + command.get(0) + "' started; nothing was run");
-                    yield 128 + Processes.signalNumber(signal);
-                }
-                case LOST -> {
-                    err.println("holdfast: the hold on '" + name + "' was lost before '" + command.get(0) + "' started: "
-                            + hold.lossReason() + "; nothing was run");
-                    yield ExitCodes.HOLD_LOST;
-                }
-                default -> {
-                    err.println("holdfast: cannot run '" + command.get(0) + "': " + supervisor.startError());
-                    yield ExitCodes.CANNOT_START;
-                }
-            };
+            return supervisor.notStarted(start, command.get(0), "the hold on '" + name + "' was lost before '"
+                    + command.get(0) + "' started: " + hold.lossReason());
         }
         int status = supervisor.awaitChild();
         boolean terminatedForLoss = supervisor.terminatedForLoss();
@@ -163,9 +142,7 @@ final class RunCommand implements Callable<Integer> {
     }
 
     private List<String> childCommand() {
-        List<String> full = new ArrayList<>(Processes.parentDeathSignal("TERM"));
-        full.addAll(command);
-        return full;
+        return Processes.withParentDeathSignal(command);
     }
 
     private String heldBy(Holdfast holdfast) {
@@ -184,157 +161,6 @@ final class RunCommand implements Callable<Integer> {
             hold.close();
         } catch (RuntimeException e) {
             err.println("holdfast: warning: " + e.getMessage());
-        }
-    }
-
-    /**
-     * Owns the child process: starts it from the calling (main) thread, passes signals on, terminates it
-     * when the hold is lost. Signal handlers and the hold-lost listener run on their own threads.
-     */
-    static final class Supervisor {
-        enum Start { STARTED, SIGNALLED, LOST, FAILED }
-
-        private static final List<String> FORWARDED = List.of("INT", "TERM", "HUP");
-
-        private final PrintWriter err;
-        private final Duration grace;
-        private final Thread mainThread = Thread.currentThread();
-        private final List<Signal> installed = new ArrayList<>();
-        private final List<sun.misc.SignalHandler> previous = new ArrayList<>();
-        // Guarded by this.
-        private Process child;
-        private String pendingSignal;
-        private boolean childExited;
-        private boolean terminatedForLoss;
-        private String startError;
-
-        Supervisor(PrintWriter err, Duration grace) {
-            this.err = err;
-            this.grace = grace;
-        }
-
-        void install() {
-            for (String name : FORWARDED) {
-                try {
-                    Signal signal = new Signal(name);
-                    previous.add(Signal.handle(signal, s -> received(s.getName())));
-                    installed.add(signal);
-                } catch (IllegalArgumentException e) {
-                    // The JVM reserves it (for example with -Xrs); the default action stays.
-                }
-            }
-        }
-
-        /** Restores the JVM's own handlers. */
-        void finished() {
-            for (int i = 0; i < installed.size(); i++) {
-                Signal.handle(installed.get(i), previous.get(i));
-            }
-        }
-
-        synchronized String pendingSignal() {
-            return pendingSignal == null ? "TERM" : pendingSignal;
-        }
-
-        synchronized boolean terminatedForLoss() {
-            return terminatedForLoss;
-        }
-
-        synchronized String startError() {
-            return startError;
-        }
-
-        private void received(String signal) {
-            Process target;
-            synchronized (this) {
-                if (childExited) {
-                    return; // releasing; exiting soon
-                }
-                if (child == null) {
-                    if (pendingSignal == null) {
-                        pendingSignal = signal;
-                    }
-                    mainThread.interrupt(); // abandons a wait for the lock
-                    return;
-                }
-                target = child;
-            }
-            if (signal.equals("INT") && Processes.inForegroundOfTerminal()) {
-                return; // Ctrl-C: the terminal sent SIGINT to the child's process group too
-            }
-            if (signal.equals("TERM")) {
-                target.destroy();
-            } else {
-                Processes.signal(target.pid(), signal);
-            }
-        }
-
-        /** Starts the child unless a signal came or the hold was lost first. Call from the main thread. */
-        synchronized Start start(ProcessBuilder builder, Hold hold) {
-            if (pendingSignal != null) {
-                Thread.interrupted(); // the handler's interrupt found no wait; the release must not see it
-                return Start.SIGNALLED;
-            }
-            if (!hold.isValid()) {
-                return Start.LOST;
-            }
-            try {
-                // Started from the main thread, which lives until the end: setpriv's parent-death signal
-                // fires when the thread that started the child dies.
-                child = builder.start();
-                return Start.STARTED;
-            } catch (IOException e) {
-                startError = e.getMessage();
-                return Start.FAILED;
-            }
-        }
-
-        /** Waits for the child to exit; its status, 128+N if a signal N ended it. */
-        int awaitChild() {
-            Process p;
-            synchronized (this) {
-                p = child;
-            }
-            while (true) {
-                try {
-                    int status = p.waitFor();
-                    synchronized (this) {
-                        childExited = true;
-                    }
-                    Thread.interrupted(); // a signal's interrupt may have raced the start
-                    return status;
-                } catch (InterruptedException e) {
-                    // Signals are passed to the child; keep waiting for it.
-                }
-            }
-        }
-
-        void holdLost(String name, long token, String reason) {
-            Process target;
-            synchronized (this) {
-                if (child == null || childExited || !child.isAlive()) {
-                    return; // the main thread sees the loss when it releases
-                }
-                terminatedForLoss = true;
-                target = child;
-            }
-            err.println("holdfast: lost the hold on '" + name + "' (token " + token + "): " + reason
-                    + "; sending SIGTERM to the command" + (grace.isZero() ? "" : ", SIGKILL in " + Durations.format(grace)));
-            err.flush();
-            target.destroy();
-            Thread killer = new Thread(() -> {
-                try {
-                    if (!target.waitFor(grace.toMillis(), TimeUnit.MILLISECONDS)) {
-                        err.println("holdfast: the command did not exit within " + Durations.format(grace) + "; sending SIGKILL");
-                        err.flush();
-                        target.destroyForcibly();
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }, "holdfast-run-killer");
-            killer.setDaemon(true);
-            killer.start();
         }
     }
 }

@@ -45,6 +45,24 @@ class CommandLineTest {
     }
 
     @Test
+    void leadRefusesBadArgumentsBeforeConnecting() {
+        assertThat(run("lead", "--uri", UNREACHABLE, "job")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err.toString()).contains("COMMAND").contains("holdfast lead --help");
+        err.getBuffer().setLength(0);
+        assertThat(run("lead", "--uri", UNREACHABLE, "no spaces", "--", "true")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err.toString()).contains("'no spaces'").contains("allowed:");
+        err.getBuffer().setLength(0);
+        assertThat(run("lead", "--uri", UNREACHABLE, "--lease", "10ms", "job", "--", "true")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err.toString()).contains("allowed: 100ms to 7d");
+        err.getBuffer().setLength(0);
+        assertThat(run("lead", "--uri", UNREACHABLE, "--grace", "2d", "job", "--", "true")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err.toString()).contains("--grace 2d is too long; allowed: 0 to 1d");
+        err.getBuffer().setLength(0);
+        assertThat(run("lead", "--uri", UNREACHABLE, "job", "--", "no-such-command-holdfast-test")).isEqualTo(ExitCodes.CANNOT_START);
+        assertThat(err.toString()).contains("not found in PATH");
+    }
+
+    @Test
     void badLockNameIsAUsageErrorThatSaysWhatIsAllowed() {
         assertThat(run("run", "--uri", UNREACHABLE, "no spaces", "--", "true")).isEqualTo(ExitCodes.USAGE);
         assertThat(err.toString()).contains("'no spaces'").contains("allowed:");

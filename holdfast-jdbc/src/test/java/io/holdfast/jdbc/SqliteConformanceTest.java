@@ -1,5 +1,8 @@
 package io.holdfast.jdbc;
 
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.Test;
 import io.holdfast.testkit.LockConformanceSuite;
 import io.holdfast.testkit.StoreOutage;
 import org.junit.jupiter.api.AfterAll;
@@ -57,5 +60,12 @@ class SqliteConformanceTest extends LockConformanceSuite {
     @Override
     protected StoreOutage outage() {
         return new SqliteWriterLockout(file(), uri() + "&busyTimeout=300ms");
+    }
+
+    /** The killed-leader election runs here: the waiting candidate learns of the free lock by polling with backoff. */
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void aKilledLeaderProcessIsSucceededOnceItsLeaseRunsOut() throws Exception {
+        killedLeaderProcessIsSucceededOnceItsLeaseRunsOut();
     }
 }

@@ -1,5 +1,8 @@
 package io.holdfast.redis;
 
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.Test;
 import io.holdfast.testkit.LockConformanceSuite;
 import io.holdfast.testkit.LoopbackPorts;
 import io.holdfast.testkit.ProxyStoreOutage;
@@ -45,5 +48,12 @@ class StandaloneConformanceTest extends LockConformanceSuite {
     @Override
     protected StoreOutage outage() {
         return new ProxyStoreOutage("127.0.0.1", server.port, port -> "redis://127.0.0.1:" + port + "?prefix=conformance:&timeout=1s");
+    }
+
+    /** The killed-leader election runs here: the waiting candidate learns of the free lock by pub/sub to the next waiter. */
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void aKilledLeaderProcessIsSucceededOnceItsLeaseRunsOut() throws Exception {
+        killedLeaderProcessIsSucceededOnceItsLeaseRunsOut();
     }
 }

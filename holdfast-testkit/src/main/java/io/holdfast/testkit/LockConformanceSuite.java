@@ -44,7 +44,7 @@ import static org.assertj.core.api.Assertions.fail;
  * are independent of each other and of their order. All waits are bounded, and every test has a
  * {@link Timeout}. Time limits are generous upper bounds on correctness, never claims about speed.
  */
-public abstract class LockConformanceSuite extends SharedClientConformance {
+public abstract class LockConformanceSuite extends RecipeConformance {
     /** How long a test waits for a lock it expects to get soon. */
     private static final Duration SOON = Duration.ofSeconds(20);
 

@@ -15,8 +15,12 @@
  * }
  * }</pre>
  *
+ * <p>The suite is a chain of base classes, each under a few hundred lines: {@link io.holdfast.testkit.ConformanceBase}
+ * (clients, names, clean-up), {@link io.holdfast.testkit.SharedClientConformance} (many threads on one client),
+ * {@link io.holdfast.testkit.RecipeConformance} (multi-locks and leader election) and the suite itself.
+ *
  * <p>{@link io.holdfast.testkit.LoopbackProxy} cuts TCP clients off a server;
- * {@link io.holdfast.testkit.HolderProcess} and {@link io.holdfast.testkit.ChildJvm} run a holder in a
- * separate process that can be killed with SIGKILL.
+ * {@link io.holdfast.testkit.HolderProcess}, {@link io.holdfast.testkit.LeaderProcess} and
+ * {@link io.holdfast.testkit.ChildJvm} run a holder or a leader in a separate process that can be killed with SIGKILL.
  */
 package io.holdfast.testkit;

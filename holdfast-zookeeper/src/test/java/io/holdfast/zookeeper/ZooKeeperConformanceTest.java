@@ -1,5 +1,8 @@
 package io.holdfast.zookeeper;
 
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.Test;
 import io.holdfast.testkit.LockConformanceSuite;
 import io.holdfast.testkit.LoopbackPorts;
 import io.holdfast.testkit.ProxyStoreOutage;
@@ -44,5 +47,12 @@ class ZooKeeperConformanceTest extends LockConformanceSuite {
     @Override
     protected StoreOutage outage() {
         return new ProxyStoreOutage("127.0.0.1", server.getPort(), port -> "zookeeper://127.0.0.1:" + port + "/conformance-single");
+    }
+
+    /** The killed-leader election runs here: the waiting candidate learns of the free lock by a predecessor watch, and a lease that is a session expiring. */
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void aKilledLeaderProcessIsSucceededOnceItsLeaseRunsOut() throws Exception {
+        killedLeaderProcessIsSucceededOnceItsLeaseRunsOut();
     }
 }
