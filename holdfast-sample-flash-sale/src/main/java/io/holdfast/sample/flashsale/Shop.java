@@ -66,12 +66,6 @@ class Shop {
         return rows.isEmpty() ? null : rows.get(0);
     }
 
-    /** The tokens of the item's sales, in the order they were recorded (null for unlocked sales). */
-    List<Long> saleTokens(String item) {
-        return jdbc.query("SELECT token FROM flash_sale_sales WHERE item = ? ORDER BY id",
-                (rs, n) -> rs.getObject(1) == null ? null : rs.getLong(1), item);
-    }
-
     /**
      * An item's stock row and how many sales its ledger records.
      *
