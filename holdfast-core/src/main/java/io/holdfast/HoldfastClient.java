@@ -30,6 +30,8 @@ final class HoldfastClient implements Holdfast {
     private static final int IO_THREADS = 32;
 
     final LockStore store;
+    /** The leases the store can keep. */
+    final LeaseRange leases;
     final Duration defaultLease;
     final String holderName;
     /** Timers only (poll, deadline, timeout); never blocks. */
@@ -51,9 +53,15 @@ final class HoldfastClient implements Holdfast {
     private final ClientAdmin admin;
     private volatile boolean closed;
 
+    /**
+     * A client over {@code store}; {@code defaultLease} null means the core's default brought into the store's range.
+     *
+     * @throws IllegalArgumentException if the store cannot keep {@code defaultLease}; nothing is started then
+     */
     HoldfastClient(LockStore store, Duration defaultLease, String holderName) {
         this.store = store;
-        this.defaultLease = leaseFor(defaultLease);
+        this.leases = new LeaseRange(store);
+        this.defaultLease = leases.defaultLease(defaultLease);
         this.holderName = holderName;
         int id = CLIENTS.incrementAndGet();
         this.timers = new ScheduledThreadPoolExecutor(1, daemon("holdfast-" + id + "-timer"));
@@ -76,18 +84,7 @@ final class HoldfastClient implements Holdfast {
 
     @Override
     public DistributedLock lock(String name, Duration lease, boolean renew) {
-        return new LockHandle(this, LockNames.requireValid(name), leaseFor(lease), renew);
-    }
-
-    private Duration leaseFor(Duration lease) {
-        Durations.requireLease(lease);
-        Duration min = store.traits().minLease();
-        if (lease.compareTo(min) < 0) {
-            throw new IllegalArgumentException("lease " + Durations.format(lease) + " is shorter than the "
-                    + store.backend() + " backend can keep; allowed: " + Durations.format(min) + " to "
-                    + Durations.format(Durations.MAX_LEASE));
-        }
-        return lease;
+        return new LockHandle(this, LockNames.requireValid(name), leases.require(lease), renew);
     }
 
     @Override

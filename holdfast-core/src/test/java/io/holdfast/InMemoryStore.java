@@ -71,9 +71,14 @@ final class InMemoryStore implements LockStore {
         return "here";
     }
 
+    /** The store's own longest lease, as a ZooKeeper ensemble's maxSessionTimeout sets one; null for none. */
+    volatile Duration maxLease;
+
     @Override
     public StoreTraits traits() {
-        return new StoreTraits("in memory", notifies, Duration.ofMillis(50), Duration.ofMillis(200), queues);
+        StoreTraits traits = new StoreTraits("in memory", notifies, Duration.ofMillis(50), Duration.ofMillis(200), queues);
+        Duration max = maxLease;
+        return max == null ? traits : traits.withMaxLease(max, "the test's maxLease");
     }
 
     @Override

@@ -73,9 +73,11 @@ final class ZooKeeperLockStore implements LockStore {
         this.uri = uri;
         List<ACL> acl = uri.digest == null ? ZooDefs.Ids.OPEN_ACL_UNSAFE : ZooDefs.Ids.CREATOR_ALL_ACL;
         this.requestTimeoutMs = uri.connectTimeout.toMillis();
+        Duration minLease = Duration.ofSeconds(1);
+        this.pool = new SessionPool(uri, minLease, wakeUps, watchEvents);
         this.traits = new StoreTraits("linearizable: the ensemble's leader orders every create and delete by quorum; "
-                + "a hold lives in a ZooKeeper session whose timeout is its lease", true, Duration.ofSeconds(1), Duration.ofSeconds(3), true);
-        this.pool = new SessionPool(uri, traits.minLease(), wakeUps, watchEvents);
+                + "a hold lives in a ZooKeeper session whose timeout is its lease", true, minLease, Duration.ofSeconds(3), true)
+                .withMaxLease(Duration.ofMillis(pool.longestSessionMs), SessionPool.MAX_LEASE_LIMITED_BY);
         this.first = pool.first;
         this.timers = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, "holdfast-zk-leases");
