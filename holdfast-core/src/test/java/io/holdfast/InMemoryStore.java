@@ -71,6 +71,20 @@ final class InMemoryStore implements LockStore {
         return "here";
     }
 
+    /** Renewals of leases of this length are answered {@link #lateAnswerMillis} after they were done (null: none). */
+    volatile Duration answerLateFor;
+    volatile long lateAnswerMillis;
+
+    /** Answers the renewal of {@link #answerLateFor} late, as ZooKeeper does after its proof wait; others at once. */
+    @Override
+    public java.util.concurrent.CompletableFuture<io.holdfast.spi.Renewals> renewEachAsync(Collection<HoldRef> holds, Duration lease) {
+        if (!lease.equals(answerLateFor)) {
+            return LockStore.super.renewEachAsync(holds, lease);
+        }
+        java.util.concurrent.CompletableFuture<io.holdfast.spi.Renewals> done = LockStore.super.renewEachAsync(holds, lease);
+        return done.thenApplyAsync(r -> r, java.util.concurrent.CompletableFuture.delayedExecutor(lateAnswerMillis, TimeUnit.MILLISECONDS));
+    }
+
     /** The store's own longest lease, as a ZooKeeper ensemble's maxSessionTimeout sets one; null for none. */
     volatile Duration maxLease;
 

@@ -5,6 +5,7 @@ import io.holdfast.StoreUnavailableException;
 import io.holdfast.spi.Attempt;
 import io.holdfast.spi.HoldRef;
 import io.holdfast.spi.LockStore;
+import io.holdfast.spi.Renewals;
 import io.holdfast.spi.StoreTraits;
 import org.apache.zookeeper.AsyncCallback;
 import org.apache.zookeeper.KeeperException;
@@ -18,6 +19,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -218,10 +220,21 @@ final class ZooKeeperLockStore implements LockStore {
     // ---------------------------------------------------------------------------------------------
     // Lease
 
+    /** Renews without blocking: the answer comes a ping interval later, once the leader is proven to have heard it. */
+    @Override
+    public CompletableFuture<Renewals> renewEachAsync(Collection<HoldRef> holds, Duration lease) {
+        checkOpen();
+        return renewal.renew(pool.existing(lease), holds, lease).thenApply(renewed -> Renewals.allAnswered(holds, renewed));
+    }
+
+    /** As {@link #renewEachAsync}, waiting for the answer. */
     @Override
     public Set<String> renew(Collection<HoldRef> holds, Duration lease) {
-        checkOpen();
-        return renewal.renew(pool.existing(lease), holds, lease);
+        try {
+            return renewEachAsync(holds, lease).join().renewed();
+        } catch (CompletionException e) {
+            throw e.getCause() instanceof RuntimeException r ? r : e;
+        }
     }
 
     // ---------------------------------------------------------------------------------------------
