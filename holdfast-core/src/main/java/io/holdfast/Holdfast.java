@@ -54,7 +54,8 @@ public interface Holdfast extends AutoCloseable {
     }
 
     /**
-     * A handle on the lock called {@code name}, with the client's default lease, renewed while held.
+     * A handle on the lock called {@code name}, with the client's default lease (30 s unless set, or the store's
+     * longest lease if that is shorter), renewed while held.
      * Cheap: no store call happens until an acquire.
      *
      * @throws IllegalArgumentException if the name is not valid (see {@link LockNames})
@@ -66,7 +67,9 @@ public interface Holdfast extends AutoCloseable {
      * {@code renew} is true. A lease that is not renewed ends the hold when it runs out, even while the
      * holder still runs; the hold then reports itself lost.
      *
-     * @throws IllegalArgumentException if the name or lease is not valid
+     * @throws IllegalArgumentException if the name is not valid, or the lease is outside what this store can keep
+     *         (the core's 100 ms to 7 d, narrowed by the store: at least 1 s on ZooKeeper, etcd and Memcached, at
+     *         most a ZooKeeper ensemble's {@code maxSessionTimeout}); the message names the range and what limits it
      */
     DistributedLock lock(String name, Duration lease, boolean renew);
 

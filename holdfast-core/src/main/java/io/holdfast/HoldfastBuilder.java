@@ -13,7 +13,8 @@ import java.util.ServiceLoader;
 public final class HoldfastBuilder {
     private final String uri;
     private final LockStore store;
-    private Duration defaultLease = Duration.ofSeconds(30);
+    /** Null: 30 s, or the store's longest lease if it keeps none that long. */
+    private Duration defaultLease;
     private String holderName = Holders.localHolder();
     private final List<LockListener> listeners = new ArrayList<>();
 
@@ -27,7 +28,13 @@ public final class HoldfastBuilder {
         this.store = Objects.requireNonNull(store, "store");
     }
 
-    /** Lease of holds taken through {@link Holdfast#lock(String)}; 30 seconds unless set. */
+    /**
+     * Lease of holds taken through {@link Holdfast#lock(String)}. Unless set: 30 seconds, or the store's longest
+     * lease if it keeps none that long (a ZooKeeper ensemble whose {@code maxSessionTimeout} is shorter).
+     *
+     * @throws IllegalArgumentException if the lease is outside the core's range; {@link #connect()} also refuses
+     *         a lease the store cannot keep
+     */
     public HoldfastBuilder defaultLease(Duration lease) {
         this.defaultLease = Durations.requireLease(lease);
         return this;
@@ -63,7 +70,8 @@ public final class HoldfastBuilder {
     /**
      * Opens the store (or, for {@link Holdfast#builder(LockStore)}, takes the given one) and returns the client.
      *
-     * @throws IllegalArgumentException if no backend on the class path accepts the URI
+     * @throws IllegalArgumentException if no backend on the class path accepts the URI, or if the store cannot keep
+     *         the {@link #defaultLease} set (a store this call opened is closed again)
      * @throws StoreUnavailableException if the store cannot be reached
      */
     public Holdfast connect() {
@@ -73,8 +81,17 @@ public final class HoldfastBuilder {
         List<String> accepted = new ArrayList<>();
         for (LockStoreProvider provider : ServiceLoader.load(LockStoreProvider.class, HoldfastBuilder.class.getClassLoader())) {
             if (provider.accepts(uri)) {
-                LockStore store = provider.open(uri);
-                return new HoldfastClient(store, defaultLease, holderName, listeners);
+                LockStore opened = provider.open(uri);
+                try {
+                    return new HoldfastClient(opened, defaultLease, holderName, listeners);
+                } catch (RuntimeException e) {
+                    try {
+                        opened.close();
+                    } catch (RuntimeException closing) {
+                        e.addSuppressed(closing);
+                    }
+                    throw e;
+                }
             }
             accepted.addAll(provider.schemes());
         }

@@ -30,6 +30,8 @@ final class HoldfastClient implements Holdfast {
     private static final int IO_THREADS = 32;
 
     final LockStore store;
+    /** The leases the store can keep. */
+    final LeaseRange leases;
     final Duration defaultLease;
     final String holderName;
     /** Timers only (poll, deadline, timeout); never blocks. */
@@ -55,10 +57,16 @@ final class HoldfastClient implements Holdfast {
     private final ClientAdmin admin;
     private volatile boolean closed;
 
+    /**
+     * A client over {@code store}; {@code defaultLease} null means the core's default brought into the store's range.
+     *
+     * @throws IllegalArgumentException if the store cannot keep {@code defaultLease}; nothing is started then
+     */
     HoldfastClient(LockStore store, Duration defaultLease, String holderName, List<LockListener> listeners) {
         this.store = store;
         this.listeners = new Listeners(listeners);
-        this.defaultLease = leaseFor(defaultLease);
+        this.leases = new LeaseRange(store);
+        this.defaultLease = leases.defaultLease(defaultLease);
         this.holderName = holderName;
         int id = CLIENTS.incrementAndGet();
         this.timers = new ScheduledThreadPoolExecutor(1, daemon("holdfast-" + id + "-timer"));
@@ -81,7 +89,7 @@ final class HoldfastClient implements Holdfast {
 
     @Override
     public DistributedLock lock(String name, Duration lease, boolean renew) {
-        return new LockHandle(this, LockNames.requireValid(name), leaseFor(lease), renew);
+        return new LockHandle(this, LockNames.requireValid(name), leases.require(lease), renew);
     }
 
     @Override
@@ -91,7 +99,7 @@ final class HoldfastClient implements Holdfast {
 
     @Override
     public MultiLock multiLock(java.util.Collection<String> names, Duration lease, boolean renew) {
-        Duration checked = leaseFor(lease);
+        Duration checked = leases.require(lease);
         return MultiLockHandle.of(names, name -> lock(name, checked, renew));
     }
 
@@ -115,17 +123,6 @@ final class HoldfastClient implements Holdfast {
     /** A closed election: the client need not close it. */
     void forget(Election election) {
         elections.remove(election);
-    }
-
-    private Duration leaseFor(Duration lease) {
-        Durations.requireLease(lease);
-        Duration min = store.traits().minLease();
-        if (lease.compareTo(min) < 0) {
-            throw new IllegalArgumentException("lease " + Durations.format(lease) + " is shorter than the "
-                    + store.backend() + " backend can keep; allowed: " + Durations.format(min) + " to "
-                    + Durations.format(Durations.MAX_LEASE));
-        }
-        return lease;
     }
 
     @Override

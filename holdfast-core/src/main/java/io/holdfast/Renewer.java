@@ -11,6 +11,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
@@ -25,6 +27,12 @@ import java.util.concurrent.TimeUnit;
  * {@link Error} thrown by a store) the next round is scheduled: renewal never stops silently. Deadlines
  * are not the renewer's business: each {@link Lease} watches its own, so a round stuck in a store call
  * cannot delay a loss.
+ *
+ * <p>A store may answer a renewal later ({@link io.holdfast.spi.LockStore#renewEachAsync}: ZooKeeper waits a
+ * ping interval for its proof). The round does not wait for it: the batch's leases are <i>in flight</i>,
+ * skipped by later rounds, until the answer arrives (on any thread, at the latest a lease after the call),
+ * which applies it and asks for a round by their next renewal. So one batch's wait never holds up the
+ * renewal of the client's other holds.
  *
  * <pre>
  *   IDLE ──add──▶ SCHEDULED ──due──▶ RUNNING ──round ends, leases left──▶ SCHEDULED
@@ -44,6 +52,8 @@ final class Renewer {
     private final HoldfastClient client;
     private final ScheduledThreadPoolExecutor thread;
     private final Set<Lease> leases = ConcurrentHashMap.newKeySet();
+    /** Leases whose renewal was sent and is not answered yet. */
+    private final Set<Lease> inFlight = ConcurrentHashMap.newKeySet();
     // Guarded by this.
     private State state = State.IDLE;
     private ScheduledFuture<?> next;
@@ -118,7 +128,7 @@ final class Renewer {
         for (Lease lease : leases) {
             if (!lease.isValid()) {
                 leases.remove(lease); // its deadline passed (now lost) or it was released
-            } else if (lease.nextRenewAtNanos - now <= lease.leaseNanos / 6) {
+            } else if (!inFlight.contains(lease) && lease.nextRenewAtNanos - now <= lease.leaseNanos / 6) {
                 due.computeIfAbsent(lease.lease, d -> new ArrayList<>()).add(lease);
             }
         }
@@ -134,7 +144,7 @@ final class Renewer {
         long earliest = 0;
         boolean any = false;
         for (Lease lease : leases) {
-            if (!any || lease.nextRenewAtNanos - earliest < 0) {
+            if (!inFlight.contains(lease) && (!any || lease.nextRenewAtNanos - earliest < 0)) {
                 earliest = lease.nextRenewAtNanos;
                 any = true;
             }
@@ -155,26 +165,61 @@ final class Renewer {
         }
     }
 
+    /** Sends one batch's renewal; its answer is applied by {@link #answered}, now or when it arrives. */
     private void renew(Duration leaseLength, List<Lease> batch) {
-        List<HoldRef> refs = new ArrayList<>(batch.size());
-        for (Lease lease : batch) {
+        List<Lease> mine = List.copyOf(batch);
+        List<HoldRef> refs = new ArrayList<>(mine.size());
+        for (Lease lease : mine) {
             refs.add(new HoldRef(lease.name, lease.ownerId, lease.token));
         }
+        inFlight.addAll(mine);
         long sent = System.nanoTime();
-        Renewals outcome;
+        CompletableFuture<Renewals> outcome;
         try {
-            outcome = client.store.renewEach(refs, leaseLength);
+            outcome = client.store.renewEachAsync(refs, leaseLength);
         } catch (RuntimeException | Error e) {
-            // One line per failure; the stack trace only at debug, so an outage does not flood the log.
-            log.warn("renewing {} lease(s) on {} failed, retrying until their deadlines: {}", batch.size(), client.describe(), e.toString());
-            log.debug("renewal failure", e);
-            Exception error = e instanceof Exception ex ? ex : new HoldfastException("renewal failed: " + e, e);
-            long now = System.nanoTime();
-            for (Lease lease : batch) {
-                lease.renewalFailed(error, now);
-            }
-            return;
+            outcome = CompletableFuture.failedFuture(e);
         }
+        outcome.orTimeout(leaseLength.toNanos(), TimeUnit.NANOSECONDS)
+                .whenComplete((renewals, error) -> answered(mine, sent, renewals, error));
+    }
+
+    /** Applies a batch's answer (or failure), takes its leases out of flight and asks for their next round. */
+    private void answered(List<Lease> batch, long sent, Renewals outcome, Throwable failure) {
+        try {
+            if (failure != null) {
+                failed(batch, failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure);
+            } else {
+                apply(batch, sent, outcome);
+            }
+        } finally {
+            inFlight.removeAll(batch);
+            long earliest = 0;
+            boolean any = false;
+            for (Lease lease : batch) {
+                if (leases.contains(lease) && (!any || lease.nextRenewAtNanos - earliest < 0)) {
+                    earliest = lease.nextRenewAtNanos;
+                    any = true;
+                }
+            }
+            if (any) {
+                requestRoundBy(earliest);
+            }
+        }
+    }
+
+    private void failed(List<Lease> batch, Throwable e) {
+        // One line per failure; the stack trace only at debug, so an outage does not flood the log.
+        log.warn("renewing {} lease(s) on {} failed, retrying until their deadlines: {}", batch.size(), client.describe(), e.toString());
+        log.debug("renewal failure", e);
+        Exception error = e instanceof Exception ex ? ex : new HoldfastException("renewal failed: " + e, e);
+        long now = System.nanoTime();
+        for (Lease lease : batch) {
+            lease.renewalFailed(error, now);
+        }
+    }
+
+    private void apply(List<Lease> batch, long sent, Renewals outcome) {
         long now = System.nanoTime();
         for (Lease lease : batch) {
             if (outcome.renewed().contains(lease.ownerId)) {

@@ -77,9 +77,28 @@ final class InMemoryStore implements LockStore {
         return "here";
     }
 
+    /** Renewals of leases of this length are answered {@link #lateAnswerMillis} after they were done (null: none). */
+    volatile Duration answerLateFor;
+    volatile long lateAnswerMillis;
+
+    /** Answers the renewal of {@link #answerLateFor} late, as ZooKeeper does after its proof wait; others at once. */
+    @Override
+    public java.util.concurrent.CompletableFuture<io.holdfast.spi.Renewals> renewEachAsync(Collection<HoldRef> holds, Duration lease) {
+        if (!lease.equals(answerLateFor)) {
+            return LockStore.super.renewEachAsync(holds, lease);
+        }
+        java.util.concurrent.CompletableFuture<io.holdfast.spi.Renewals> done = LockStore.super.renewEachAsync(holds, lease);
+        return done.thenApplyAsync(r -> r, java.util.concurrent.CompletableFuture.delayedExecutor(lateAnswerMillis, TimeUnit.MILLISECONDS));
+    }
+
+    /** The store's own longest lease, as a ZooKeeper ensemble's maxSessionTimeout sets one; null for none. */
+    volatile Duration maxLease;
+
     @Override
     public StoreTraits traits() {
-        return new StoreTraits("in memory", notifies, Duration.ofMillis(50), Duration.ofMillis(200), queues);
+        StoreTraits traits = new StoreTraits("in memory", notifies, Duration.ofMillis(50), Duration.ofMillis(200), queues);
+        Duration max = maxLease;
+        return max == null ? traits : traits.withMaxLease(max, "the test's maxLease");
     }
 
     @Override

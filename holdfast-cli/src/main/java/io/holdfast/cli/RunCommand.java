@@ -46,9 +46,11 @@ final class RunCommand implements Callable<Integer> {
             description = "How long to wait for the lock; 0 (the default) gives up at once, for cron jobs that "
                     + "must run on one host. Durations: 500ms, 10s, 5m, 2h, PT10S.")
     Duration wait;
-    @Option(names = "--lease", paramLabel = "DURATION", defaultValue = "30s", converter = DurationConverter.class,
-            description = "Lease of the hold (default: ${DEFAULT-VALUE}), renewed every third of it while COMMAND runs; "
-                    + "if holdfast dies, the lock frees within this time.")
+    /** Null: the client's default lease (30 s, or the store's longest if shorter, as a ZooKeeper ensemble's may be). */
+    @Option(names = "--lease", paramLabel = "DURATION", converter = DurationConverter.class,
+            description = "Lease of the hold (default: 30s, or the longest the store keeps if that is shorter), renewed "
+                    + "every third of it while COMMAND runs; if holdfast dies, the lock frees within this time. Allowed: "
+                    + "100ms to 7d, narrowed by the store (ZooKeeper: 1s to its maxSessionTimeout).")
     Duration lease;
     @Option(names = "--grace", paramLabel = "DURATION", defaultValue = "10s", converter = DurationConverter.class,
             description = "When the hold is lost: time between SIGTERM and SIGKILL to COMMAND (default: ${DEFAULT-VALUE}).")
@@ -69,7 +71,7 @@ final class RunCommand implements Callable<Integer> {
             return ExitCodes.CANNOT_START;
         }
         try (Holdfast holdfast = store.connect()) {
-            DistributedLock lock = holdfast.lock(name, lease, true);
+            DistributedLock lock = lease == null ? holdfast.lock(name) : holdfast.lock(name, lease, true);
             CommandSupervisor supervisor = new CommandSupervisor(err, grace);
             supervisor.install();
             try {
@@ -84,7 +86,9 @@ final class RunCommand implements Callable<Integer> {
     private void validate() {
         try {
             LockNames.requireValid(name);
-            Durations.requireLease(lease);
+            if (lease != null) {
+                Durations.requireLease(lease); // before connecting; the store's own range is checked once connected
+            }
             Durations.requireWait(wait);
             CommandSupervisor.requireGrace(grace);
         } catch (IllegalArgumentException e) {

@@ -1,5 +1,7 @@
 package io.holdfast.cli;
 
+import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -8,6 +10,7 @@ import picocli.CommandLine;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
+import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -79,6 +82,35 @@ class ErrorExitCodesTest {
         err.getBuffer().setLength(0);
         assertThat(run("run", "--uri", UNREACHABLE, "--grace", "0", "x", "--", "true")).isEqualTo(ExitCodes.STORE_UNAVAILABLE);
         assertThat(err.toString()).doesNotContain("not understood");
+    }
+
+    /** Trial B8, ZooKeeper half: the refusal names this ensemble's range (its maxSessionTimeout), and exits 64. */
+    @Test
+    void aLeaseTheZooKeeperEnsembleCannotKeepExits64NamingItsRange() throws Exception {
+        try (TestingServer zk = zooKeeper(2_000)) { // ZooKeeper's defaults: sessions of 4s to 40s
+            String uri = "zookeeper://127.0.0.1:" + zk.getPort() + "/cli";
+            assertThat(run("run", "--uri", uri, "--lease", "60s", "x", "--", "true")).isEqualTo(ExitCodes.USAGE);
+            assertThat(err.toString()).contains("holdfast: lease 1m is longer than the zookeeper store at 127.0.0.1:" + zk.getPort()
+                    + "/cli can keep; allowed: 1s to 40s (set by the servers' maxSessionTimeout");
+            err.getBuffer().setLength(0);
+            assertThat(run("run", "--uri", uri, "--lease", "500ms", "x", "--", "true")).isEqualTo(ExitCodes.USAGE);
+            assertThat(err.toString()).contains("holdfast: lease 500ms is shorter than the zookeeper backend can keep; allowed: 1s to 40s");
+            err.getBuffer().setLength(0);
+            assertThat(run("run", "--uri", uri, "x", "--", "true")).as("the default lease on a default server: " + err).isZero();
+        }
+    }
+
+    /** A server whose longest session is shorter than the default lease: run without --lease uses that longest session. */
+    @Test
+    void runWithoutALeaseFitsAZooKeeperServerKeepingLessThan30s() throws Exception {
+        try (TestingServer zk = zooKeeper(200)) { // 200 ms ticks, maxSessionTimeout not set: at most 4s
+            String uri = "zookeeper://127.0.0.1:" + zk.getPort() + "/cli";
+            assertThat(run("run", "--uri", uri, "x", "--", "true")).as(err::toString).isZero();
+        }
+    }
+
+    private static TestingServer zooKeeper(int tickMs) throws Exception {
+        return new TestingServer(new InstanceSpec(null, -1, -1, -1, true, -1, tickMs, 0, Map.of(), "127.0.0.1"), true);
     }
 
     @Test

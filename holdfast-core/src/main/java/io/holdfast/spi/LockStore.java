@@ -7,6 +7,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * One store's lock primitives. Implementations are thread-safe. Every method may throw
@@ -46,11 +47,27 @@ public interface LockStore extends AutoCloseable {
     /**
      * As {@link #renew}, but able to say "unknown" for holds on a part of the store that did not answer
      * (a Cluster master, a Redlock minority, one Memcached server): those are retried until their local
-     * deadlines instead of being reported lost at once. The core calls this method; a store whose every
-     * renewal call either answers for all holds or fails as a whole need not override it.
+     * deadlines instead of being reported lost at once. The core calls it through {@link #renewEachAsync}; a
+     * store whose every renewal call either answers for all holds or fails as a whole need not override it.
      */
     default Renewals renewEach(Collection<HoldRef> holds, Duration lease) {
         return Renewals.allAnswered(holds, renew(holds, lease));
+    }
+
+    /**
+     * As {@link #renewEach}, for a store whose answer comes only after a wait it need not block a thread for
+     * (ZooKeeper proves that its leader heard a renewal with a second {@code sync} a ping interval later): it
+     * returns at once and completes the future when the answer is in, so the core goes on renewing the
+     * client's other holds meanwhile. The future completes with what {@link #renewEach} would return, or
+     * exceptionally with what it would throw, and always completes (the core stops waiting for it after the
+     * lease). The core calls this method; by default it runs {@link #renewEach} on the calling thread.
+     */
+    default CompletableFuture<Renewals> renewEachAsync(Collection<HoldRef> holds, Duration lease) {
+        try {
+            return CompletableFuture.completedFuture(renewEach(holds, lease));
+        } catch (RuntimeException | Error e) {
+            return CompletableFuture.failedFuture(e);
+        }
     }
 
     /**

@@ -105,9 +105,12 @@ final class RedlockStore implements LockStore {
     /**
      * How much of the lease a grant or renewal may take and still count: the lease minus the clock drift
      * allowance (1% + 2 ms, as Redlock says) or the core's safety margin, whichever is larger, so a grant
-     * that counts is never already past the hold's local deadline when it arrives.
+     * that counts is never already past the hold's local deadline when it arrives. Slow masters alone cannot
+     * use it up: each round waits at most a third of the lease for them ({@link #perMasterMillis}), and an
+     * acquire has two rounds, while this leaves at least three quarters; what it catches is a pause of the
+     * acquiring process itself (GC, a stopped VM) between the rounds.
      */
-    private long validNanos(Duration lease) {
+    static long validNanos(Duration lease) {
         long drift = lease.toNanos() / 100 + TimeUnit.MILLISECONDS.toNanos(2);
         return lease.toNanos() - Math.max(drift, SafetyMargin.nanos(lease.toNanos()));
     }

@@ -9,10 +9,12 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -43,6 +45,8 @@ public final class LoopbackProxy implements AutoCloseable {
     private boolean cut;
     private volatile boolean closed;
     private volatile boolean stalled;
+    private final AtomicBoolean stallAfterNextRequest = new AtomicBoolean();
+    private volatile long replyDelayNanos;
 
     /**
      * Starts a proxy forwarding to {@code targetHost:targetPort}; it accepts connections once this
@@ -94,6 +98,28 @@ public final class LoopbackProxy implements AutoCloseable {
     /** Delivers what was held and forwards again. */
     public void unstall() {
         stalled = false;
+        stallAfterNextRequest.set(false);
+    }
+
+    /**
+     * Lets the next bytes a client sends (one read: a whole request, for a client that writes each request
+     * at once, as Redis and ZooKeeper clients do) reach the target, and from that moment holds everything
+     * else, both ways, as {@link #stall()} does: the target acts on that request, but its reply and every
+     * later request wait until {@link #unstall()}, or are dropped by {@link #cut()}. A server that did the
+     * work while its client heard nothing, and never hears what the client tried next.
+     */
+    public void stallAfterNextRequest() {
+        stallAfterNextRequest.set(true);
+    }
+
+    /**
+     * Forwards what the target sends (replies) only {@code delay} after the proxy read it; what clients send
+     * goes through at once. A reply read while an earlier one is held waits behind it, so a burst of replies
+     * is slowed more than one: meant for a slow reply to one request, for example so that a client has sent
+     * everything it pipelines behind a request before that request's reply can reach it. Zero turns it off.
+     */
+    public void delayReplies(Duration delay) {
+        replyDelayNanos = delay.toNanos();
     }
 
     /** Whether the proxy is cut. */
@@ -172,26 +198,40 @@ public final class LoopbackProxy implements AutoCloseable {
                 closeQuietly(upstream);
                 continue;
             }
-            startPump(client, upstream, "up");
-            startPump(upstream, client, "down");
+            startPump(client, upstream, true);
+            startPump(upstream, client, false);
         }
     }
 
-    private void startPump(Socket from, Socket to, String direction) {
-        Thread t = new Thread(() -> pump(from, to), label + "-" + direction);
+    private void startPump(Socket from, Socket to, boolean fromClient) {
+        Thread t = new Thread(() -> pump(from, to, fromClient), label + "-" + (fromClient ? "up" : "down"));
         t.setDaemon(true);
         t.start();
     }
 
-    private void pump(Socket from, Socket to) {
+    private void pump(Socket from, Socket to, boolean fromClient) {
         byte[] buffer = new byte[16 * 1024];
         try {
             InputStream in = from.getInputStream();
             OutputStream out = to.getOutputStream();
             int n;
             while ((n = in.read(buffer)) >= 0) {
+                long readAt = System.nanoTime();
+                if (fromClient && !stalled && stallAfterNextRequest.compareAndSet(true, false)) {
+                    stalled = true; // before this request is forwarded, so its reply is held too
+                    out.write(buffer, 0, n);
+                    out.flush();
+                    continue;
+                }
                 while (stalled && !closed && !from.isClosed()) {
                     Thread.sleep(5);
+                }
+                long delay = fromClient ? 0 : replyDelayNanos;
+                while (delay > 0 && System.nanoTime() - readAt < delay && !closed && !from.isClosed()) {
+                    Thread.sleep(1);
+                }
+                if (closed || from.isClosed()) {
+                    break; // cut or closed while held: what was held is dropped, never delivered late
                 }
                 out.write(buffer, 0, n);
                 out.flush();

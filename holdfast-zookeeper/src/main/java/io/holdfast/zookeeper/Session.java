@@ -43,7 +43,8 @@ import java.util.concurrent.atomic.LongAdder;
 final class Session implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Session.class);
     private static final AtomicInteger SESSIONS = new AtomicInteger();
-    private static final Set<KeeperException.Code> UNAVAILABLE = Set.of(KeeperException.Code.CONNECTIONLOSS,
+    /** Error codes that mean "no answer from the ensemble", reported as {@link StoreUnavailableException}. */
+    static final Set<KeeperException.Code> UNAVAILABLE = Set.of(KeeperException.Code.CONNECTIONLOSS,
             KeeperException.Code.SESSIONEXPIRED, KeeperException.Code.SESSIONMOVED, KeeperException.Code.OPERATIONTIMEOUT,
             KeeperException.Code.REQUESTTIMEOUT, KeeperException.Code.NEWCONFIGNOQUORUM, KeeperException.Code.RECONFIGINPROGRESS,
             KeeperException.Code.THROTTLEDOP);

@@ -5,6 +5,7 @@ import io.holdfast.StoreUnavailableException;
 import io.holdfast.spi.Attempt;
 import io.holdfast.spi.HoldRef;
 import io.holdfast.spi.LockStore;
+import io.holdfast.spi.Renewals;
 import io.holdfast.spi.StoreTraits;
 import org.apache.zookeeper.AsyncCallback;
 import org.apache.zookeeper.KeeperException;
@@ -18,6 +19,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -73,9 +75,11 @@ final class ZooKeeperLockStore implements LockStore {
         this.uri = uri;
         List<ACL> acl = uri.digest == null ? ZooDefs.Ids.OPEN_ACL_UNSAFE : ZooDefs.Ids.CREATOR_ALL_ACL;
         this.requestTimeoutMs = uri.connectTimeout.toMillis();
+        Duration minLease = Duration.ofSeconds(1);
+        this.pool = new SessionPool(uri, minLease, wakeUps, watchEvents);
         this.traits = new StoreTraits("linearizable: the ensemble's leader orders every create and delete by quorum; "
-                + "a hold lives in a ZooKeeper session whose timeout is its lease", true, Duration.ofSeconds(1), Duration.ofSeconds(3), true);
-        this.pool = new SessionPool(uri, traits.minLease(), wakeUps, watchEvents);
+                + "a hold lives in a ZooKeeper session whose timeout is its lease", true, minLease, Duration.ofSeconds(3), true)
+                .withMaxLease(Duration.ofMillis(pool.longestSessionMs), SessionPool.MAX_LEASE_LIMITED_BY);
         this.first = pool.first;
         this.timers = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, "holdfast-zk-leases");
@@ -216,10 +220,21 @@ final class ZooKeeperLockStore implements LockStore {
     // ---------------------------------------------------------------------------------------------
     // Lease
 
+    /** Renews without blocking: the answer comes a ping interval later, once the leader is proven to have heard it. */
+    @Override
+    public CompletableFuture<Renewals> renewEachAsync(Collection<HoldRef> holds, Duration lease) {
+        checkOpen();
+        return renewal.renew(pool.existing(lease), holds, lease).thenApply(renewed -> Renewals.allAnswered(holds, renewed));
+    }
+
+    /** As {@link #renewEachAsync}, waiting for the answer. */
     @Override
     public Set<String> renew(Collection<HoldRef> holds, Duration lease) {
-        checkOpen();
-        return renewal.renew(pool.existing(lease), holds, lease);
+        try {
+            return renewEachAsync(holds, lease).join().renewed();
+        } catch (CompletionException e) {
+            throw e.getCause() instanceof RuntimeException r ? r : e;
+        }
     }
 
     // ---------------------------------------------------------------------------------------------

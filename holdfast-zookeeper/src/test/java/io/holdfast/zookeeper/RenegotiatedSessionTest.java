@@ -19,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Review finding Z2: the holder's server is restarted (same port, same data, so the session survives)
@@ -56,6 +57,11 @@ class RenegotiatedSessionTest {
             }
             assertThat(session.negotiatedTimeoutMs()).as("session negotiated after the reconnect").isEqualTo(3_000);
             assertThat(session.sessionId()).as("the same session").isEqualTo(sessionId);
+            assertThatThrownBy(() -> holder.holdfast().lock(name + "-new", Duration.ofSeconds(10), true).tryAcquire())
+                    .as("a lease the client allowed when it connected, which the restarted server no longer grants")
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("lease 10s is longer than the zookeeper store at")
+                    .hasMessageContaining("can keep now; allowed: 1s to 3s (set by the servers' maxSessionTimeout");
             Thread.sleep(LEASE.toMillis() / 3 + 1_000); // one renewal in the shortened session
 
             try (Holdfast contender = Holdfast.connect("zookeeper://127.0.0.1:" + port + "/renegotiated")) {
