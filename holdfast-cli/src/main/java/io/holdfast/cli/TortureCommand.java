@@ -51,7 +51,7 @@ final class TortureCommand implements Callable<Integer> {
     @Option(names = "--faults", paramLabel = "LIST",
             description = "Faults to inject in turn: kill, pause, restart, partition; with --topology also leader-partition, "
                     + "follower-partition, minority-partition, leader-kill, leader-pause, slow-link (comma-separated), all or none (default: kill,pause,restart,partition; "
-                    + "with --topology every fault but restart; a fault that cannot be injected here is skipped and the report says why).")
+                    + "with --topology the topology's own set, see the testkit README; a fault that cannot be injected here is skipped and the report says why).")
     String faults;
     @Option(names = "--topology", paramLabel = "NAME",
             description = "Build the store here and torture it: etcd3 (three etcd members), zk3 (a ZooKeeper ensemble of three), "
