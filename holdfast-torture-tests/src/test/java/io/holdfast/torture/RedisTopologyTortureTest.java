@@ -26,6 +26,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the replica), killed (it comes back empty), frozen. Replication is asynchronous, so a second holder is a
  * limit holdfast-redis's README documents ("What exclusion means here"): as for the single Redis server,
  * this test asserts what fencing guarantees, and the report says what the lock let through.</li>
+ * <li>Redis Cluster (3 masters, 3 replicas): the same faults on the master of the lock's slot, the same
+ * documented limit, the same assertions.</li>
  * <li>Redlock over 5 masters: the holder cut off from 2 masters, one master killed (it comes back
  * empty), one frozen. A minority is affected each time, so no two valid holds may overlap.</li>
  * </ul>
@@ -50,6 +52,19 @@ class RedisTopologyTortureTest {
         assertThat(aimedAt(r, Fault.LEADER_PARTITION)).as("the leader partition cut off the master the Sentinels named").matches("server s[12] \\(master\\)");
         String sentinelLog = Files.readString(r.textReport().resolveSibling("servers").resolve("sen1.log"));
         assertThat(sentinelLog).as("the Sentinels failed over at least once (sen1.log)").contains("+switch-master " + "holdfast");
+    }
+
+    @Test
+    void redisClusterFencedCounterStaysExactThroughFailovers() throws Exception {
+        TortureResult r = run(Topology.REDIS_CLUSTER, SENTINEL_FAULTS);
+        TortureRuns.assertFencedCounterExactUnderEveryFault(r, SENTINEL_FAULTS);
+        assertThat(aimedAt(r, Fault.LEADER_PARTITION)).as("the leader partition cut off the master of the lock's slot")
+                .matches("server s\\d \\(master of the lock's slot\\)");
+        String logs = "";
+        for (int i = 1; i <= 6; i++) {
+            logs += Files.readString(r.textReport().resolveSibling("servers").resolve("s" + i + ".log"));
+        }
+        assertThat(logs).as("a replica won a failover election (servers/s*.log)").contains("Failover election won");
     }
 
     @Test

@@ -3,6 +3,7 @@ package io.holdfast.testkit.torture;
 import io.holdfast.testkit.torture.net.Cluster;
 import io.holdfast.testkit.torture.net.EtcdCluster;
 import io.holdfast.testkit.torture.net.Network;
+import io.holdfast.testkit.torture.net.RedisClusterNodes;
 import io.holdfast.testkit.torture.net.RedisSentinelGroup;
 import io.holdfast.testkit.torture.net.RedlockMasters;
 import io.holdfast.testkit.torture.net.ZooKeeperEnsemble;
@@ -22,7 +23,9 @@ public enum Topology {
     /** A Redis master, one replica and three Sentinels ({@code redis-sentinel://}). */
     REDIS_SENTINEL("sentinel"),
     /** Redlock over five independent Redis masters ({@code redlock://}). */
-    REDLOCK5("redlock5");
+    REDLOCK5("redlock5"),
+    /** A Redis Cluster of three masters and three replicas ({@code redis-cluster://}). */
+    REDIS_CLUSTER("rediscluster");
 
     private final String label;
 
@@ -30,13 +33,13 @@ public enum Topology {
         this.label = label;
     }
 
-    /** The name as written on the command line: {@code etcd3}, {@code zk3}, {@code sentinel}, {@code redlock5}. */
+    /** The name as written on the command line: {@code etcd3}, {@code zk3}, {@code sentinel}, {@code redlock5}, {@code rediscluster}. */
     public String label() {
         return label;
     }
 
     /**
-     * Reads {@code etcd3}, {@code zk3}, {@code sentinel} or {@code redlock5}.
+     * Reads {@code etcd3}, {@code zk3}, {@code sentinel}, {@code redlock5} or {@code rediscluster}.
      *
      * @throws IllegalArgumentException naming the allowed words, for anything else
      */
@@ -52,13 +55,13 @@ public enum Topology {
 
     /**
      * The faults a run injects unless told otherwise: on etcd and ZooKeeper {@link Fault#CLUSTER}; on
-     * Sentinel those without a follower to aim at; on Redlock the minority partition, one master killed or
+     * Sentinel and Redis Cluster those without a follower to aim at; on Redlock the minority partition, one master killed or
      * paused, and the client faults.
      */
     public java.util.Set<Fault> defaultFaults() {
         return switch (this) {
             case ETCD3, ZK3 -> Fault.CLUSTER;
-            case REDIS_SENTINEL -> java.util.Collections.unmodifiableSet(java.util.EnumSet.of(Fault.KILL, Fault.PAUSE, Fault.PARTITION,
+            case REDIS_SENTINEL, REDIS_CLUSTER -> java.util.Collections.unmodifiableSet(java.util.EnumSet.of(Fault.KILL, Fault.PAUSE, Fault.PARTITION,
                     Fault.LEADER_PARTITION, Fault.LEADER_KILL, Fault.LEADER_PAUSE, Fault.SLOW_LINK));
             case REDLOCK5 -> java.util.Collections.unmodifiableSet(java.util.EnumSet.of(Fault.KILL, Fault.PAUSE, Fault.PARTITION,
                     Fault.MINORITY_PARTITION, Fault.LEADER_KILL, Fault.LEADER_PAUSE, Fault.SLOW_LINK));
@@ -77,6 +80,7 @@ public enum Topology {
             case ZK3 -> ZooKeeperEnsemble.whyUnavailable();
             case REDIS_SENTINEL -> RedisSentinelGroup.whyUnavailable();
             case REDLOCK5 -> RedlockMasters.whyUnavailable();
+            case REDIS_CLUSTER -> RedisClusterNodes.whyUnavailable();
         };
     }
 
@@ -86,6 +90,7 @@ public enum Topology {
             case ZK3 -> new ZooKeeperEnsemble(network, dir);
             case REDIS_SENTINEL -> new RedisSentinelGroup(network, dir);
             case REDLOCK5 -> new RedlockMasters(network, dir);
+            case REDIS_CLUSTER -> new RedisClusterNodes(network, dir);
         };
     }
 }

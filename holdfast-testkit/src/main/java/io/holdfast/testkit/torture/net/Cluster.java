@@ -45,6 +45,11 @@ public abstract class Cluster implements AutoCloseable {
         for (Network.Member s : servers) {
             awaitAnswering(s);
         }
+        afterStart();
+    }
+
+    /** Runs once every server answers, before any client starts: joins the servers into one store if they need telling. */
+    protected void afterStart() throws Exception {
     }
 
     /**
