@@ -12,12 +12,13 @@ import java.util.stream.IntStream;
  * A Redis Cluster of three masters and three replicas ({@code s1} to {@code s6}, made by
  * {@code redis-cli --cluster create ... --cluster-replicas 1}), each node in its own namespace, node timeout
  * {@value #NODE_TIMEOUT_MS} ms, no persistence (a node killed and started again keeps its {@code nodes.conf}
- * but no data). The leader is the master that serves the torture's lock: the one master that has keys (every
+ * but no data; a {@code nodes.conf} of an earlier run is deleted). The leader is the master that serves the torture's lock: the one master that has keys (every
  * key of a lock shares its slot), or before any key exists the first master.
  */
 public final class RedisClusterNodes extends Cluster {
     /** {@code cluster-node-timeout}. */
     public static final int NODE_TIMEOUT_MS = 1000;
+    private final java.util.Set<String> startedOnce = new java.util.HashSet<>();
     private static final Pattern KEYS = Pattern.compile(":(\\d+)\\r?\\n");
 
     /** Six nodes in {@code network}; their files and logs under {@code dir}. Nothing runs before {@link #start()}. */
@@ -63,7 +64,10 @@ public final class RedisClusterNodes extends Cluster {
     }
 
     @Override
-    protected List<String> command(Network.Member s) {
+    protected synchronized List<String> command(Network.Member s) throws java.io.IOException {
+        if (startedOnce.add(s.name())) { // a nodes.conf left by an earlier run would make the node refuse to join
+            java.nio.file.Files.deleteIfExists(dir.resolve(s.name() + ".nodes.conf"));
+        }
         List<String> cmd = new ArrayList<>(RedisServers.dataNode(s, dir, null));
         cmd.addAll(List.of("--cluster-enabled", "yes", "--cluster-config-file", dir.resolve(s.name() + ".nodes.conf").toString(),
                 "--cluster-node-timeout", Integer.toString(NODE_TIMEOUT_MS), "--cluster-require-full-coverage", "no"));

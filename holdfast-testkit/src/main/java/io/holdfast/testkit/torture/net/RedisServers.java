@@ -1,5 +1,6 @@
 package io.holdfast.testkit.torture.net;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -22,9 +23,11 @@ final class RedisServers {
 
     /**
      * A data node without persistence (no RDB, no AOF: a restart forgets everything), listening on its
-     * address and its own loopback; a replica of {@code master} if that is not null.
+     * address and its own loopback; a replica of {@code master} if that is not null. The RDB file a replica
+     * wrote while syncing is deleted first, so that the node starts empty.
      */
-    static List<String> dataNode(Network.Member s, Path dir, Network.Member master) {
+    static List<String> dataNode(Network.Member s, Path dir, Network.Member master) throws IOException {
+        Files.deleteIfExists(dir.resolve(s.name() + ".rdb"));
         List<String> cmd = new ArrayList<>(List.of(REDIS_SERVER, "--port", Integer.toString(PORT), "--bind", s.address(), "127.0.0.1",
                 "--protected-mode", "no", "--save", "", "--appendonly", "no", "--daemonize", "no",
                 "--dir", dir.toString(), "--dbfilename", s.name() + ".rdb"));

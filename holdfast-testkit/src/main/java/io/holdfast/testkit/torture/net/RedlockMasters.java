@@ -57,7 +57,7 @@ public final class RedlockMasters extends Cluster {
     }
 
     @Override
-    protected List<String> command(Network.Member s) {
+    protected List<String> command(Network.Member s) throws java.io.IOException {
         return RedisServers.dataNode(s, dir, null);
     }
 
