@@ -37,6 +37,7 @@ public abstract class Cluster implements AutoCloseable {
         Files.createDirectories(dir);
         List<String> names = serverNames();
         for (int i = 0; i < names.size(); i++) {
+            Files.deleteIfExists(dir.resolve(names.get(i) + ".log")); // a log holds this run only (restarts append to it)
             servers.add(network.add(names.get(i), 11 + i));
         }
         for (Network.Member s : servers) {
