@@ -50,13 +50,15 @@ final class TortureCommand implements Callable<Integer> {
     Duration duration;
     @Option(names = "--faults", paramLabel = "LIST",
             description = "Faults to inject in turn: kill, pause, restart, partition; with --topology also leader-partition, "
-                    + "follower-partition, leader-kill, leader-pause, slow-link (comma-separated), all or none (default: kill,pause,restart,partition; "
-                    + "with --topology every fault but restart; a fault that cannot be injected here is skipped and the report says why).")
+                    + "follower-partition, minority-partition, leader-kill, leader-pause, slow-link (comma-separated), all or none (default: kill,pause,restart,partition; "
+                    + "with --topology the topology's own set, see the testkit README; a fault that cannot be injected here is skipped and the report says why).")
     String faults;
     @Option(names = "--topology", paramLabel = "NAME",
-            description = "Build the store here and torture it: etcd3 (three etcd members) or zk3 (a ZooKeeper ensemble of three), "
+            description = "Build the store here and torture it: etcd3 (three etcd members), zk3 (a ZooKeeper ensemble of three), "
+                    + "sentinel (a Redis master, a replica and three Sentinels), redlock5 (five Redis masters) "
+                    + "or rediscluster (a Redis Cluster of three masters and three replicas), "
                     + "every server and client process in its own network namespace, so partitions can cut any group off "
-                    + "(needs root, iproute2, nftables; etcd3 also /usr/bin/etcd). Replaces --uri.")
+                    + "(needs root, iproute2, nftables; etcd3 also /usr/bin/etcd, the Redis ones /usr/bin/redis-server). Replaces --uri.")
     String topology;
     @Option(names = "--threads", paramLabel = "N", defaultValue = "1",
             description = "Threads sharing one client in every other client process (clients 1, 3, ...; the others run one) (1 to 16; default: ${DEFAULT-VALUE}).")
@@ -120,7 +122,7 @@ final class TortureCommand implements Callable<Integer> {
         }
         Set<Fault> faultSet;
         try {
-            faultSet = faults != null ? Fault.parseList(faults) : cluster != null ? Fault.CLUSTER : Fault.SINGLE_SERVER;
+            faultSet = faults != null ? Fault.parseList(faults) : cluster != null ? cluster.defaultFaults() : Fault.SINGLE_SERVER;
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), "--faults: " + e.getMessage());
         }

@@ -38,7 +38,7 @@ class TortureCommandTest {
     @Test
     void anUnknownTopologyOrATopologyWithAUriIsAUsageError() {
         assertThat(run("torture", "--report", dir.toString(), "--topology", "mesh")).isEqualTo(ExitCodes.USAGE);
-        assertThat(err.toString()).contains("'mesh'").contains("etcd3, zk3");
+        assertThat(err.toString()).contains("'mesh'").contains("etcd3, zk3, sentinel, redlock5, rediscluster");
         assertThat(run("torture", "--report", dir.toString(), "--topology", "zk3", "--uri", "redis://127.0.0.1:6379")).isEqualTo(ExitCodes.USAGE);
         assertThat(err.toString()).contains("--topology and --uri do not go together");
         assertThat(run("torture", "--report", dir.toString(), "--threads", "17")).isEqualTo(ExitCodes.USAGE);

@@ -93,7 +93,7 @@ final class ClusterRun implements AutoCloseable {
         Network.Member leader = leader();
         List<Network.Member> rest = new ArrayList<>(network.members());
         rest.remove(leader);
-        return partitioned(Fault.LEADER_PARTITION, "server " + leader.name() + " (leader)", runner.holderToken(), runner.pauseLength(),
+        return partitioned(Fault.LEADER_PARTITION, "server " + leader.name() + " (" + cluster.leaderRole() + ")", runner.holderToken(), runner.pauseLength(),
                 List.of(leader), rest, "the leader cut off from the other servers and every client");
     }
 
@@ -136,6 +136,32 @@ final class ClusterRun implements AutoCloseable {
             Thread.sleep(1);
         }
         throw new IllegalStateException("no holder connected to a follower was found in 15 s");
+    }
+
+    /**
+     * Cuts the holder (waiting up to 3 s for one; else any live client) off from a minority of the servers,
+     * the last ones ({@code s4,s5} of five), while the other clients still reach every server.
+     */
+    FaultWindow minorityPartition() throws Exception {
+        ClientProcess target = null;
+        long deadline = System.nanoTime() + Duration.ofSeconds(3).toNanos();
+        while (target == null && System.nanoTime() - deadline < 0) {
+            target = runner.liveClients().stream().filter(p -> p.holding() != 0).findFirst().orElse(null);
+            Thread.sleep(1);
+        }
+        if (target == null) {
+            List<ClientProcess> live = runner.liveClients();
+            if (live.isEmpty()) {
+                throw new IllegalStateException("no live client to cut off from a minority of the servers");
+            }
+            target = live.get(0);
+        }
+        long token = target.holding();
+        List<Network.Member> servers = cluster.servers();
+        List<Network.Member> minority = servers.subList(servers.size() - (servers.size() - 1) / 2, servers.size());
+        return partitioned(Fault.MINORITY_PARTITION, "client " + target.client, token, runner.pauseLength(),
+                List.of(clientMembers.get(target.client - 1)), minority,
+                (token != 0 ? "the holder" : "a client") + " cut off from a minority of the servers (" + minority.size() + " of " + servers.size() + ")");
     }
 
     private List<Network.Member> others(Network.Member... excluded) {
@@ -188,8 +214,8 @@ final class ClusterRun implements AutoCloseable {
         cluster.kill(leader);
         Thread.sleep(settings.restartDowntime().toMillis());
         cluster.restart(leader);
-        return new FaultWindow(Fault.LEADER_KILL, start, Event.now(), "server " + leader.name() + " (leader)", token,
-                "SIGKILL pid " + pid + ", down " + Durations.format(settings.restartDowntime()) + ", started again on its data (pid "
+        return new FaultWindow(Fault.LEADER_KILL, start, Event.now(), "server " + leader.name() + " (" + cluster.leaderRole() + ")", token,
+                "SIGKILL pid " + pid + ", down " + Durations.format(settings.restartDowntime()) + ", started again " + (cluster.keepsData() ? "on its data" : "empty (no persistence)") + " (pid "
                         + cluster.pid(leader) + ")", null);
     }
 
@@ -205,7 +231,7 @@ final class ClusterRun implements AutoCloseable {
         } finally {
             runner.signals().send(pid, "CONT");
         }
-        return new FaultWindow(Fault.LEADER_PAUSE, start, Event.now(), "server " + leader.name() + " (leader)", token,
+        return new FaultWindow(Fault.LEADER_PAUSE, start, Event.now(), "server " + leader.name() + " (" + cluster.leaderRole() + ")", token,
                 "SIGSTOP pid " + pid + " for " + Durations.format(runner.pauseLength()) + ", then SIGCONT", null);
     }
 
@@ -221,7 +247,7 @@ final class ClusterRun implements AutoCloseable {
         } finally {
             network.heal();
         }
-        return new FaultWindow(Fault.SLOW_LINK, start, Event.now(), "server " + leader.name() + " (leader)", token,
+        return new FaultWindow(Fault.SLOW_LINK, start, Event.now(), "server " + leader.name() + " (" + cluster.leaderRole() + ")", token,
                 how + " for " + Durations.format(runner.pauseLength()) + ", then restored", null);
     }
 

@@ -29,6 +29,11 @@ public enum Fault {
      * checking its hold) while the majority side may grant the lock again. Review finding Z1.
      */
     FOLLOWER_PARTITION,
+    /**
+     * Topology: cut the holder off from a minority of the servers (2 of 5, 1 of 3) while the other clients
+     * still reach them all, then heal; on Redlock the holder keeps its majority.
+     */
+    MINORITY_PARTITION,
     /** Topology: SIGKILL the current leader and start it again on its data after a second. */
     LEADER_KILL,
     /** Topology: SIGSTOP the current leader for longer than the lease, then SIGCONT. */

@@ -3,10 +3,12 @@ package io.holdfast.testkit.torture;
 import io.holdfast.testkit.torture.net.Cluster;
 import io.holdfast.testkit.torture.net.EtcdCluster;
 import io.holdfast.testkit.torture.net.Network;
+import io.holdfast.testkit.torture.net.RedisClusterNodes;
+import io.holdfast.testkit.torture.net.RedisSentinelGroup;
+import io.holdfast.testkit.torture.net.RedlockMasters;
 import io.holdfast.testkit.torture.net.ZooKeeperEnsemble;
 
 import java.nio.file.Path;
-import java.util.Locale;
 
 /**
  * Clusters the torture runner builds itself, each server and each client process in its own network
@@ -15,17 +17,29 @@ import java.util.Locale;
  */
 public enum Topology {
     /** Three etcd members ({@code /usr/bin/etcd}). */
-    ETCD3,
+    ETCD3("etcd3"),
     /** A ZooKeeper ensemble of three servers, each its own JVM. */
-    ZK3;
+    ZK3("zk3"),
+    /** A Redis master, one replica and three Sentinels ({@code redis-sentinel://}). */
+    REDIS_SENTINEL("sentinel"),
+    /** Redlock over five independent Redis masters ({@code redlock://}). */
+    REDLOCK5("redlock5"),
+    /** A Redis Cluster of three masters and three replicas ({@code redis-cluster://}). */
+    REDIS_CLUSTER("rediscluster");
 
-    /** The name as written on the command line: {@code etcd3}, {@code zk3}. */
+    private final String label;
+
+    Topology(String label) {
+        this.label = label;
+    }
+
+    /** The name as written on the command line: {@code etcd3}, {@code zk3}, {@code sentinel}, {@code redlock5}, {@code rediscluster}. */
     public String label() {
-        return name().toLowerCase(Locale.ROOT);
+        return label;
     }
 
     /**
-     * Reads {@code etcd3} or {@code zk3}.
+     * Reads {@code etcd3}, {@code zk3}, {@code sentinel}, {@code redlock5} or {@code rediscluster}.
      *
      * @throws IllegalArgumentException naming the allowed words, for anything else
      */
@@ -35,7 +49,23 @@ public enum Topology {
                 return t;
             }
         }
-        throw new IllegalArgumentException("unknown topology '" + text + "'; allowed: etcd3, zk3");
+        throw new IllegalArgumentException("unknown topology '" + text + "'; allowed: "
+                + java.util.Arrays.stream(values()).map(Topology::label).collect(java.util.stream.Collectors.joining(", ")));
+    }
+
+    /**
+     * The faults a run injects unless told otherwise: on etcd and ZooKeeper {@link Fault#CLUSTER}; on
+     * Sentinel and Redis Cluster those without a follower to aim at; on Redlock the minority partition, one master killed or
+     * paused, and the client faults.
+     */
+    public java.util.Set<Fault> defaultFaults() {
+        return switch (this) {
+            case ETCD3, ZK3 -> Fault.CLUSTER;
+            case REDIS_SENTINEL, REDIS_CLUSTER -> java.util.Collections.unmodifiableSet(java.util.EnumSet.of(Fault.KILL, Fault.PAUSE, Fault.PARTITION,
+                    Fault.LEADER_PARTITION, Fault.LEADER_KILL, Fault.LEADER_PAUSE, Fault.SLOW_LINK));
+            case REDLOCK5 -> java.util.Collections.unmodifiableSet(java.util.EnumSet.of(Fault.KILL, Fault.PAUSE, Fault.PARTITION,
+                    Fault.MINORITY_PARTITION, Fault.LEADER_KILL, Fault.LEADER_PAUSE, Fault.SLOW_LINK));
+        };
     }
 
     /** Why this machine cannot build the topology, or null if it can. */
@@ -48,6 +78,9 @@ public enum Topology {
             case ETCD3 -> java.nio.file.Files.isExecutable(Path.of(EtcdCluster.ETCD)) ? null
                     : EtcdCluster.ETCD + " is missing: install etcd-server (scripts/services does)";
             case ZK3 -> ZooKeeperEnsemble.whyUnavailable();
+            case REDIS_SENTINEL -> RedisSentinelGroup.whyUnavailable();
+            case REDLOCK5 -> RedlockMasters.whyUnavailable();
+            case REDIS_CLUSTER -> RedisClusterNodes.whyUnavailable();
         };
     }
 
@@ -55,6 +88,9 @@ public enum Topology {
         return switch (this) {
             case ETCD3 -> new EtcdCluster(network, dir);
             case ZK3 -> new ZooKeeperEnsemble(network, dir);
+            case REDIS_SENTINEL -> new RedisSentinelGroup(network, dir);
+            case REDLOCK5 -> new RedlockMasters(network, dir);
+            case REDIS_CLUSTER -> new RedisClusterNodes(network, dir);
         };
     }
 }

@@ -269,7 +269,7 @@ public final class TortureRunner {
 
     private Duration expectedLength(Fault f) {
         return switch (f) {
-            case PAUSE, PARTITION, LEADER_PARTITION, LEADER_PAUSE, SLOW_LINK -> pauseLength();
+            case PAUSE, PARTITION, LEADER_PARTITION, MINORITY_PARTITION, LEADER_PAUSE, SLOW_LINK -> pauseLength();
             case FOLLOWER_PARTITION -> settings.lease().multipliedBy(3).plusSeconds(4);
             case KILL, RESTART -> Duration.ofSeconds(3);
             case LEADER_KILL -> settings.restartDowntime().plusSeconds(5);
@@ -278,7 +278,7 @@ public final class TortureRunner {
 
     private String whyNot(Fault f) {
         if (f.needsTopology() && clusterRun == null) {
-            return "needs a cluster topology (--topology etcd3 or zk3), whose servers and clients have network namespaces of their own";
+            return "needs a cluster topology (--topology etcd3, zk3, sentinel, redlock5 or rediscluster), whose servers and clients have network namespaces of their own";
         }
         return switch (f) {
             case RESTART -> clusterRun != null ? "in a topology, leader-kill kills and restarts a server"
@@ -369,6 +369,7 @@ public final class TortureRunner {
             case RESTART -> restartStore();
             case LEADER_PARTITION -> clusterRun.leaderPartition();
             case FOLLOWER_PARTITION -> clusterRun.followerPartition();
+            case MINORITY_PARTITION -> clusterRun.minorityPartition();
             case LEADER_KILL -> clusterRun.leaderKill();
             case LEADER_PAUSE -> clusterRun.leaderPause();
             case SLOW_LINK -> clusterRun.slowLink();

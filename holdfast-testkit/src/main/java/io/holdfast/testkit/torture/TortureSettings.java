@@ -76,9 +76,9 @@ public record TortureSettings(String uri, String registerUrl, int clients, Durat
         return new Builder(uri, null);
     }
 
-    /** Settings for a run against a cluster the runner builds, with defaults for everything else (faults: {@link Fault#CLUSTER}). */
+    /** Settings for a run against a cluster the runner builds, with defaults for everything else (faults: {@link Topology#defaultFaults()}). */
     public static Builder builder(Topology topology) {
-        return new Builder(topology.label(), topology).faults(Fault.CLUSTER);
+        return new Builder(topology.label(), topology).faults(topology.defaultFaults());
     }
 
     /** Builds {@link TortureSettings}; not thread-safe. */
@@ -127,7 +127,7 @@ public record TortureSettings(String uri, String registerUrl, int clients, Durat
             return this;
         }
 
-        /** Faults to inject in turn; default {@link Fault#SINGLE_SERVER}, or {@link Fault#CLUSTER} for a topology. */
+        /** Faults to inject in turn; default {@link Fault#SINGLE_SERVER}, or {@link Topology#defaultFaults()} for a topology. */
         public Builder faults(Set<Fault> f) {
             this.faults = new LinkedHashSet<>(f);
             return this;

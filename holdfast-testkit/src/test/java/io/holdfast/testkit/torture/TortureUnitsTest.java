@@ -24,6 +24,20 @@ class TortureUnitsTest {
     }
 
     @Test
+    void redisTopologiesParseByTheirCommandLineNamesAndDefaultToFaultsTheyCanTake() {
+        assertThat(Topology.parse("sentinel")).isEqualTo(Topology.REDIS_SENTINEL);
+        assertThat(Topology.parse(" Redlock5 ")).isEqualTo(Topology.REDLOCK5);
+        assertThat(Topology.parse("rediscluster")).isEqualTo(Topology.REDIS_CLUSTER);
+        assertThatThrownBy(() -> Topology.parse("redis_sentinel")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("allowed: etcd3, zk3, sentinel, redlock5, rediscluster");
+        // No follower to aim at on Redis: follower-partition would fail the run; Redlock gets the minority partition.
+        assertThat(Topology.REDIS_SENTINEL.defaultFaults()).doesNotContain(Fault.FOLLOWER_PARTITION, Fault.RESTART).contains(Fault.LEADER_PARTITION);
+        assertThat(Topology.REDLOCK5.defaultFaults()).doesNotContain(Fault.FOLLOWER_PARTITION, Fault.RESTART).contains(Fault.MINORITY_PARTITION);
+        assertThat(Topology.ETCD3.defaultFaults()).isEqualTo(Fault.CLUSTER);
+        assertThat(TortureSettings.builder(Topology.REDLOCK5).build().faults()).isEqualTo(Topology.REDLOCK5.defaultFaults());
+    }
+
+    @Test
     void settingsOutOfRangeAreRejectedWithWhatIsAllowed() {
         assertThatThrownBy(() -> TortureSettings.builder("sqlite:").clients(0).build()).hasMessageContaining("1 to 32");
         assertThatThrownBy(() -> TortureSettings.builder("sqlite:").duration(Duration.ofMillis(10)).build()).hasMessageContaining("1s to 7d");

@@ -12,8 +12,8 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A replicated store of three servers, each a process in its own namespace of a {@link Network}
- * (members {@code s1} to {@code s3} at {@code 10.77.0.11} to {@code .13}), that the torture harness can
+ * A store of several servers, each a process in its own namespace of a {@link Network}
+ * (members {@code s1} to {@code s3} at {@code 10.77.0.11} to {@code .13} unless {@link #serverNames()} says otherwise), that the torture harness can
  * kill, start again, pause, and ask which one leads. {@link #start} brings up the whole cluster and waits
  * until every server answers; {@link #close} kills the servers (the network's own clean-up would too).
  */
@@ -32,11 +32,13 @@ public abstract class Cluster implements AutoCloseable {
         this.dir = dir;
     }
 
-    /** Adds the three servers' namespaces, starts them and waits until every one answers. */
+    /** Adds the servers' namespaces ({@link #serverNames()}), starts them and waits until every one answers. */
     public final void start() throws Exception {
         Files.createDirectories(dir);
-        for (int i = 1; i <= 3; i++) {
-            servers.add(network.add("s" + i, 10 + i));
+        List<String> names = serverNames();
+        for (int i = 0; i < names.size(); i++) {
+            Files.deleteIfExists(dir.resolve(names.get(i) + ".log")); // a log holds this run only (restarts append to it)
+            servers.add(network.add(names.get(i), 11 + i));
         }
         for (Network.Member s : servers) {
             launch(s);
@@ -44,6 +46,29 @@ public abstract class Cluster implements AutoCloseable {
         for (Network.Member s : servers) {
             awaitAnswering(s);
         }
+        afterStart();
+    }
+
+    /** Runs once every server answers, before any client starts: joins the servers into one store if they need telling. */
+    protected void afterStart() throws Exception {
+    }
+
+    /**
+     * The servers' member names, in start order, at {@code 10.77.0.11} onwards; {@code s1} to {@code s3}
+     * unless a cluster has more (at most 80).
+     */
+    protected List<String> serverNames() {
+        return List.of("s1", "s2", "s3");
+    }
+
+    /** What the server {@link #leader()} returns is, for the report: {@code leader} unless a store has none. */
+    public String leaderRole() {
+        return "leader";
+    }
+
+    /** Whether a server killed and started again keeps its data (false for Redis without persistence). */
+    public boolean keepsData() {
+        return true;
     }
 
     /** The URI clients inside the network use, naming every server. */
@@ -52,7 +77,7 @@ public abstract class Cluster implements AutoCloseable {
     /** The store, for the report: which software, how many servers, the settings that matter. */
     public abstract String describe();
 
-    /** The servers' network members, {@code s1} to {@code s3}. */
+    /** The servers' network members, as {@link #serverNames()} names them. */
     public final List<Network.Member> servers() {
         return List.copyOf(servers);
     }

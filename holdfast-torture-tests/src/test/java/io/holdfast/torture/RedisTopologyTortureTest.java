@@ -1,0 +1,97 @@
+package io.holdfast.torture;
+
+import io.holdfast.testkit.torture.Fault;
+import io.holdfast.testkit.torture.Topology;
+import io.holdfast.testkit.torture.TortureResult;
+import io.holdfast.testkit.torture.TortureResult.FaultWindow;
+import io.holdfast.testkit.torture.TortureSettings;
+import io.holdfast.testkit.torture.net.Network;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The torture run on Redis topologies, each server and each client process in its own network namespace.
+ * <ul>
+ * <li>Sentinel (master, replica, 3 Sentinels, no persistence): the master cut off (the Sentinels promote
+ * the replica), killed (it comes back empty), frozen. Replication is asynchronous, so a second holder is a
+ * limit holdfast-redis's README documents ("What exclusion means here"): as for the single Redis server,
+ * this test asserts what fencing guarantees, and the report says what the lock let through.</li>
+ * <li>Redis Cluster (3 masters, 3 replicas): the same faults on the master of the lock's slot, the same
+ * documented limit, the same assertions.</li>
+ * <li>Redlock over 5 masters: the holder cut off from 2 masters, one master killed (it comes back
+ * empty), one frozen. A minority is affected each time, so no two valid holds may overlap.</li>
+ * </ul>
+ * Client processes 1 and 3 run three threads sharing one client, 2 and 4 one. Needs root, iproute2,
+ * nftables and redis-server (scripts/services installs them).
+ */
+@Timeout(value = 6, unit = TimeUnit.MINUTES)
+class RedisTopologyTortureTest {
+    static final Set<Fault> SENTINEL_FAULTS = EnumSet.of(Fault.LEADER_PARTITION, Fault.LEADER_KILL, Fault.LEADER_PAUSE, Fault.PAUSE);
+    static final Set<Fault> REDLOCK_FAULTS = EnumSet.of(Fault.MINORITY_PARTITION, Fault.LEADER_KILL, Fault.LEADER_PAUSE, Fault.PAUSE);
+
+    @AfterEach
+    void noNamespaceOfThisJvmIsLeft() throws Exception {
+        String mine = Network.PREFIX + ProcessHandle.current().pid() + "-";
+        assertThat(Network.namespaces()).as("namespaces left behind").noneMatch(ns -> ns.startsWith(mine));
+    }
+
+    @Test
+    void sentinelFencedCounterStaysExactThroughFailovers() throws Exception {
+        TortureResult r = run(Topology.REDIS_SENTINEL, SENTINEL_FAULTS);
+        TortureRuns.assertFencedCounterExactUnderEveryFault(r, SENTINEL_FAULTS);
+        assertThat(aimedAt(r, Fault.LEADER_PARTITION)).as("the leader partition cut off the master the Sentinels named").matches("server s[12] \\(master\\)");
+        String sentinelLog = Files.readString(r.textReport().resolveSibling("servers").resolve("sen1.log"));
+        assertThat(sentinelLog).as("the Sentinels failed over at least once (sen1.log)").contains("+switch-master " + "holdfast");
+    }
+
+    @Test
+    void redisClusterFencedCounterStaysExactThroughFailovers() throws Exception {
+        TortureResult r = run(Topology.REDIS_CLUSTER, SENTINEL_FAULTS);
+        TortureRuns.assertFencedCounterExactUnderEveryFault(r, SENTINEL_FAULTS);
+        assertThat(aimedAt(r, Fault.LEADER_PARTITION)).as("the leader partition cut off the master of the lock's slot")
+                .matches("server s\\d \\(master of the lock's slot\\)");
+        String logs = "";
+        for (int i = 1; i <= 6; i++) {
+            logs += Files.readString(r.textReport().resolveSibling("servers").resolve("s" + i + ".log"));
+        }
+        assertThat(logs).as("a replica won a failover election (servers/s*.log)").contains("Failover election won");
+    }
+
+    @Test
+    void redlockOverFiveMastersKeepsExclusionWhenAMinorityFails() throws Exception {
+        TortureResult r = run(Topology.REDLOCK5, REDLOCK_FAULTS);
+        TortureRuns.assertFencedCounterExactUnderEveryFault(r, REDLOCK_FAULTS);
+        assertThat(r.violations()).as("mutual-exclusion violations (report: %s)", r.textReport()).isEmpty();
+        String faults = Files.readString(r.textReport().resolveSibling("faults.tsv"));
+        assertThat(faults).as("faults.tsv: the minority partition cut one client off from s4 and s5 only").containsPattern("\tc\\d \\| s4,s5\n");
+    }
+
+    private static String aimedAt(TortureResult r, Fault f) {
+        return r.injected().stream().filter(w -> w.fault() == f).map(FaultWindow::target).findFirst().orElse("");
+    }
+
+    static TortureResult run(Topology topology, Set<Fault> faults) throws Exception {
+        String why = topology.whyUnavailable();
+        assertThat(why).as("the " + topology.label() + " topology needs root, iproute2, nftables and redis-server: run scripts/services").isNull();
+        Path dir = Path.of("target", "torture", topology.label());
+        Files.createDirectories(dir);
+        TortureSettings settings = TortureSettings.builder(topology)
+                .clients(TortureRuns.CI_CLIENTS).threads(3)
+                .duration(Duration.ofSeconds(Long.getLong("holdfast.torture.seconds", 20)))
+                .faults(faults)
+                .lease(Duration.ofSeconds(2)).think(Duration.ofMillis(60)).acquireWait(Duration.ofSeconds(5))
+                .seed(topology.label().hashCode())
+                .reportDir(dir).build();
+        return TortureRuns.run(settings, null);
+    }
+}
