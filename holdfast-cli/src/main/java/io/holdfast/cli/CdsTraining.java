@@ -24,7 +24,7 @@ final class CdsTraining {
         }
         String uri = "sqlite:" + Path.of(args[0]).toAbsolutePath().resolve("training.db");
         List<String> failed = new ArrayList<>();
-        HoldfastCli.quietJavaUtilLogging(); // as main does
+        HoldfastCli.configureJavaUtilLogging(); // as main does
         expect(failed, ExitCodes.OK, "--help");
         expect(failed, ExitCodes.OK, "--version");
         expect(failed, ExitCodes.OK, "run", "--help");

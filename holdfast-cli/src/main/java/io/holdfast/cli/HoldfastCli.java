@@ -53,25 +53,20 @@ public final class HoldfastCli implements Runnable {
 
     /** Runs the command line and exits the JVM with its status. */
     public static void main(String[] args) {
-        quietJavaUtilLogging();
+        configureJavaUtilLogging();
         System.exit(execute(args));
     }
 
     /**
-     * Client libraries that log through java.util.logging: gRPC, Netty and Vert.x (under the etcd client) and the
-     * PostgreSQL driver. holdfast reports their failures itself (with an exit status), so only their severe
-     * messages reach stderr. The SLF4J ones (Curator, ZooKeeper, Lettuce, HikariCP, MariaDB) are set in
-     * simplelogger.properties.
+     * Has java.util.logging configured by {@link QuietJavaUtilLogging} when a library first uses it (unless the user
+     * configured it with {@code -Djava.util.logging.config.file} or {@code .class}): a call on SQLite never starts it.
      */
-    static void quietJavaUtilLogging() {
-        for (String name : new String[] {"io.grpc", "io.netty", "io.vertx", "io.etcd", "org.postgresql"}) {
-            QUIET_LOGGERS.add(java.util.logging.Logger.getLogger(name));
+    static void configureJavaUtilLogging() {
+        if (System.getProperty("java.util.logging.config.class") == null
+                && System.getProperty("java.util.logging.config.file") == null) {
+            System.setProperty("java.util.logging.config.class", QuietJavaUtilLogging.class.getName());
         }
-        QUIET_LOGGERS.forEach(l -> l.setLevel(java.util.logging.Level.SEVERE));
     }
-
-    /** Held so that their levels are not lost when the loggers would otherwise be collected. */
-    private static final java.util.List<java.util.logging.Logger> QUIET_LOGGERS = new java.util.ArrayList<>();
 
     /**
      * The subcommands by name, in the order {@code --help} lists them. picocli reflects over every registered command
@@ -113,12 +108,20 @@ public final class HoldfastCli implements Runnable {
         return named == null || named == CommandLine.HelpCommand.class ? commandLine() : commandLine(List.of(named));
     }
 
+    private static final String PICOCLI_EXCLUDES = "picocli.converters.excludes";
+
     /** The command line with every subcommand. */
     static CommandLine commandLine() {
         return commandLine(SUBCOMMANDS.values());
     }
 
     private static CommandLine commandLine(Collection<Class<?>> subcommands) {
+        // picocli registers its converters for java.time and java.sql types through reflection with every command line,
+        // which loads and initialises some sixty JDK classes per call. Every option of ours with such a type names its
+        // converter (DurationConverter); an option without one would be refused as having no converter.
+        if (System.getProperty(PICOCLI_EXCLUDES) == null) {
+            System.setProperty(PICOCLI_EXCLUDES, "java\\.time\\..*,java\\.sql\\..*");
+        }
         CommandLine cl = new CommandLine(new HoldfastCli());
         for (Class<?> subcommand : subcommands) {
             cl.addSubcommand(subcommand);
