@@ -17,7 +17,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * What keeps a call short, checked by what the JVM loads rather than by time: the build's class-data-sharing
  * archive fits the jar and this JVM and holds the classes of a call, and a call on SQLite loads no other store's
- * client library or driver.
+ * client library or driver, nor java.util.logging.
  */
 @Timeout(180)
 class StartupIT {
@@ -69,12 +69,14 @@ class StartupIT {
     }
 
     @Test
-    void aSqliteCallLoadsNoOtherStoresClientOrDriver() throws Exception {
+    void aSqliteCallLoadsNoOtherStoresClientOrDriverNorJavaUtilLogging() throws Exception {
         for (List<String> args : List.of(List.of("run", "--uri", uri, "job", "--", "true"),
                 List.of("status", "--uri", uri, "job"), List.of("list", "--uri", uri))) {
             Map<String, String> loaded = classesLoadedBy(List.of(), args.toArray(String[]::new));
 
             assertThat(loaded).as("the log is complete").containsKey("org.sqlite.JDBC");
+            assertThat(loaded).as("java.util.logging is configured only when a library uses it")
+                    .doesNotContainKey("java.util.logging.LogManager");
             assertThat(loaded.keySet().stream().filter(c -> OTHER_STORES.stream().anyMatch(c::startsWith)))
                     .as("%s", args).isEmpty();
         }
