@@ -79,6 +79,8 @@ public final class HoldfastBuilder {
             return new HoldfastClient(store, defaultLease, holderName, listeners);
         }
         List<String> accepted = new ArrayList<>();
+        // Lazily: providers are instantiated in turn until one accepts; each is light (see LockStoreProvider), and only
+        // the accepting one's open() loads its client library.
         for (LockStoreProvider provider : ServiceLoader.load(LockStoreProvider.class, HoldfastBuilder.class.getClassLoader())) {
             if (provider.accepts(uri)) {
                 LockStore opened = provider.open(uri);

@@ -20,7 +20,10 @@ public final class ExitCodes {
     public static final int CONFIG = 78;
     /** An unexpected internal error (EX_SOFTWARE). */
     public static final int INTERNAL = 70;
-    /** {@code run}: the lock was not acquired within {@code --wait} (EX_TEMPFAIL: try again later). */
+    /**
+     * {@code run}: the lock was not acquired within {@code --wait} (EX_TEMPFAIL: try again later); {@code run -E N}
+     * exits N instead.
+     */
     public static final int NOT_ACQUIRED = 75;
     /** {@code run}, {@code lead}: the hold (or leadership) was lost while the command ran; the command was terminated. */
     public static final int HOLD_LOST = 76;

@@ -28,7 +28,8 @@ import java.util.concurrent.Callable;
  * COMMAND runs; if the hold is lost anyway, COMMAND is terminated and the exit status says so.
  */
 @Command(name = "run", sortOptions = false,
-        customSynopsis = "holdfast run [--uri=URI] [--wait=DURATION] [--lease=DURATION] [--grace=DURATION] NAME -- COMMAND [ARG...]",
+        customSynopsis = {"holdfast run [--uri=URI] [--wait=DURATION] [--lease=DURATION] [--grace=DURATION]",
+                "             [-E N] NAME -- COMMAND [ARG...]"},
         description = {"Runs COMMAND while holding lock NAME, renewing the lease while it runs, and exits with "
                 + "COMMAND's status.",
                 "COMMAND gets HOLDFAST_LOCK (the name) and HOLDFAST_FENCING_TOKEN (greater than every token issued "
@@ -36,6 +37,8 @@ import java.util.concurrent.Callable;
                 "SIGINT, SIGTERM and SIGHUP are passed on to COMMAND; the lock is released once it exits. If the hold "
                         + "is lost while COMMAND runs, COMMAND gets SIGTERM (SIGKILL after --grace) and holdfast exits 76. "
                         + "If holdfast itself is killed, the lock frees when its lease runs out and COMMAND gets SIGTERM.",
+                "If the lock is not acquired (taken, with --wait 0; or not free within --wait), nothing runs and holdfast "
+                        + "exits 75, or N with -E N: -E 0 lets a cron job that another host runs skip without failing.",
                 "Put -- before COMMAND so that its options are not read as holdfast's."})
 final class RunCommand implements Callable<Integer> {
     @Spec
@@ -55,6 +58,11 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--grace", paramLabel = "DURATION", defaultValue = "10s", converter = DurationConverter.class,
             description = "When the hold is lost: time between SIGTERM and SIGKILL to COMMAND (default: ${DEFAULT-VALUE}).")
     Duration grace;
+    @Option(names = {"-E", "--conflict-exit-code"}, paramLabel = "N", defaultValue = "" + ExitCodes.NOT_ACQUIRED,
+            converter = ExitStatusConverter.class,
+            description = "Exit status when the lock is not acquired (taken, or not free within --wait), as flock -E; "
+                    + "default: ${DEFAULT-VALUE}. Allowed: 0 to 255.")
+    int conflictExitCode;
     @Parameters(index = "0", paramLabel = "NAME", description = "The lock name.")
     String name;
     @Parameters(index = "1..*", arity = "1..*", paramLabel = "COMMAND", description = "The command and its arguments.")
@@ -108,7 +116,7 @@ final class RunCommand implements Callable<Integer> {
         if (acquired.isEmpty()) {
             err.println("holdfast: lock '" + name + "' " + (wait.isZero() ? "is taken; not waiting (--wait 0)"
                     : "was not acquired within " + Durations.format(wait)) + heldBy(holdfast));
-            return ExitCodes.NOT_ACQUIRED;
+            return conflictExitCode;
         }
         Hold hold = acquired.get();
         hold.onLost((h, reason) -> supervisor.lost("the hold on '" + name + "' (token " + h.fencingToken() + ")", reason));

@@ -35,17 +35,31 @@ final class CliProcesses implements AutoCloseable {
     }
 
     Running start(Map<String, String> env, String... args) throws IOException {
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-jar", JAR.toString()));
+        return startJava(List.of(), env, args);
+    }
+
+    /** Starts {@code java JVM_ARGS -jar holdfast.jar ARGS}. */
+    Running startJava(List<String> jvmArgs, Map<String, String> env, String... args) throws IOException {
+        List<String> cmd = new ArrayList<>(List.of(JAVA.toString(), "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
+        cmd.addAll(jvmArgs);
+        cmd.addAll(List.of("-jar", JAR.toString()));
         cmd.addAll(List.of(args));
         return launch(cmd, env);
     }
 
+    /** The java executable of the JVM running the tests, which is the one the build used. */
+    static final Path JAVA = Path.of(System.getProperty("java.home"), "bin", "java");
+
     /** Starts {@code ./holdfast ARGS} from the repository root. */
     Running startLauncher(String... args) throws IOException {
-        List<String> cmd = new ArrayList<>(List.of(ROOT.resolve("holdfast").toString()));
+        return startLauncher(ROOT.resolve("holdfast"), Map.of(), args);
+    }
+
+    /** Starts the launcher script at {@code launcher} (a copy, in a test's own tree) with {@code env} added. */
+    Running startLauncher(Path launcher, Map<String, String> env, String... args) throws IOException {
+        List<String> cmd = new ArrayList<>(List.of(launcher.toString()));
         cmd.addAll(List.of(args));
-        return launch(cmd, Map.of());
+        return launch(cmd, env);
     }
 
     /** Runs {@code java -jar holdfast.jar ARGS} to the end. */
@@ -62,6 +76,7 @@ final class CliProcesses implements AutoCloseable {
         ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile())
                 .redirectOutput(out.toFile()).redirectError(err.toFile()).redirectInput(ProcessBuilder.Redirect.PIPE);
         pb.environment().remove("HOLDFAST_URI");
+        pb.environment().remove("HOLDFAST_REBUILD");
         pb.environment().putAll(env);
         Running r = new Running(String.join(" ", cmd), pb.start(), out, err);
         started.add(r);

@@ -81,6 +81,42 @@ class CommandLineTest {
     }
 
     @Test
+    void conflictExitCodeMustBeAnExitStatusFrom0To255() {
+        assertThat(run("run", "--uri", UNREACHABLE, "-E", "256", "job", "--", "true")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err.toString()).contains("--conflict-exit-code").contains("256").contains("allowed: an integer from 0 to 255");
+        err.getBuffer().setLength(0);
+        assertThat(run("run", "--uri", UNREACHABLE, "--conflict-exit-code", "-1", "job", "--", "true")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err.toString()).contains("-1").contains("allowed: an integer from 0 to 255");
+        err.getBuffer().setLength(0);
+        assertThat(run("run", "--uri", UNREACHABLE, "-E", "skip", "job", "--", "true")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err.toString()).contains("'skip' is not an exit status").contains("0 to 255");
+        // A valid status is taken: the run gets as far as the store, which cannot be reached.
+        assertThat(run("run", "--uri", UNREACHABLE, "-E", "0", "job", "--", "true")).isEqualTo(ExitCodes.STORE_UNAVAILABLE);
+        assertThat(run("run", "--uri", UNREACHABLE, "--conflict-exit-code", "255", "job", "--", "true"))
+                .isEqualTo(ExitCodes.STORE_UNAVAILABLE);
+    }
+
+    @Test
+    void aCallBuildsOnlyTheSubcommandItNamesWhileHelpAndUnknownCommandsSeeThemAll() {
+        for (String name : HoldfastCli.SUBCOMMANDS.keySet()) {
+            if (!name.equals("help")) {
+                // picocli registers a command under its @Command name: this also checks the table's names.
+                assertThat(HoldfastCli.commandFor(name, "--help").getSubcommands().keySet()).as(name).containsExactly(name);
+            }
+        }
+        assertThat(HoldfastCli.commandFor("--help").getSubcommands().keySet())
+                .containsExactlyElementsOf(HoldfastCli.SUBCOMMANDS.keySet());
+        assertThat(HoldfastCli.commandFor("help", "run").getSubcommands()).hasSize(HoldfastCli.SUBCOMMANDS.size());
+        assertThat(HoldfastCli.commandFor("rnu").getSubcommands()).hasSize(HoldfastCli.SUBCOMMANDS.size());
+        assertThat(HoldfastCli.commandFor().getSubcommands()).hasSize(HoldfastCli.SUBCOMMANDS.size());
+        assertThat(HoldfastCli.commandFor("--version").getSubcommands()).isEmpty();
+
+        assertThat(HoldfastCli.execute("rnu")).isEqualTo(ExitCodes.USAGE);
+        assertThat(run("help", "status")).isZero();
+        assertThat(out.toString()).contains("holdfast status");
+    }
+
+    @Test
     void releaseWithoutForceIsRefusedAndSaysWhy() {
         assertThat(run("release", "--uri", UNREACHABLE, "job")).isEqualTo(ExitCodes.USAGE);
         assertThat(err.toString()).contains("without --force").contains("lease");

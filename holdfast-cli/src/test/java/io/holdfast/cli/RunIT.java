@@ -115,6 +115,28 @@ class RunIT {
     }
 
     @Test
+    void conflictExitCodeIsTheStatusWhenTheLockIsBusyAndNothingRuns() throws Exception {
+        Path ran = dir.resolve("ran");
+        try (Holdfast holdfast = Holdfast.connect(uri); Hold hold = holdfast.lock("busy").acquire(Duration.ofSeconds(10))) {
+            CliProcesses.Running skip = cli.run("run", "--uri", uri, "-E", "0", "busy", "--", "touch", ran.toString());
+            CliProcesses.Running timedOut = cli.run("run", "--uri", uri, "--wait", "300ms", "--conflict-exit-code", "3", "busy",
+                    "--", "touch", ran.toString());
+
+            assertThat(skip.exitCode()).as("%s", skip).isZero();
+            assertThat(skip.stderr()).contains("'busy' is taken");
+            assertThat(timedOut.exitCode()).as("%s", timedOut).isEqualTo(3);
+            assertThat(timedOut.stderr()).contains("not acquired within 300ms");
+            assertThat(ran).as("the command never ran").doesNotExist();
+            assertThat(hold.isValid()).isTrue();
+        }
+        // Once the lock is free, -E does not change the command's own status.
+        CliProcesses.Running free = cli.run("run", "--uri", uri, "-E", "0", "busy", "--", "sh", "-c", "touch \"$1\"; exit 5",
+                "sh", ran.toString());
+        assertThat(free.exitCode()).as("%s", free).isEqualTo(5);
+        assertThat(ran).exists();
+    }
+
+    @Test
     void exits64ForABadDurationSayingWhatIsAllowed() throws Exception {
         CliProcesses.Running r = cli.run("run", "--uri", uri, "--wait", "ten", "job", "--", "true");
 

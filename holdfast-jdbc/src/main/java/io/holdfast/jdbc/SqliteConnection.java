@@ -4,9 +4,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.Properties;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -27,7 +27,9 @@ final class SqliteConnection implements ConnectionSource {
         } catch (java.io.IOException | SecurityException e) {
             throw new SQLException("cannot create the directory for " + file + ": " + e.getMessage(), "08001", e);
         }
-        Connection c = DriverManager.getConnection(uri.jdbcUrl);
+        // The SQLite driver itself, not DriverManager, which would load and initialise every JDBC driver on the
+        // class path (the PostgreSQL and MariaDB ones in the holdfast tool) to open one file.
+        Connection c = new org.sqlite.JDBC().connect(uri.jdbcUrl, new Properties());
         try (Statement st = c.createStatement()) {
             st.execute("PRAGMA busy_timeout = " + uri.busyTimeout.toMillis());
             st.execute("PRAGMA journal_mode = WAL");
