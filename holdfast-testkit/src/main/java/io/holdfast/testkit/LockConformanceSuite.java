@@ -1,5 +1,6 @@
 package io.holdfast.testkit;
 
+import java.util.concurrent.CopyOnWriteArrayList;
 import io.holdfast.DistributedLock;
 import io.holdfast.FencedLock;
 import io.holdfast.Hold;
@@ -298,8 +299,11 @@ public abstract class LockConformanceSuite extends RecipeConformance {
     }
 
     /**
-     * Loud loss: a client cut off from the store reports its hold lost while the store still shows it held
-     * with lease left (the local deadline passes first); after the outage the next holder gets a greater token.
+     * Loud loss: a client cut off from the store reports its hold lost before the store frees the lock (the local
+     * deadline passes first); after the outage the next holder gets a greater token. The store is watched by an
+     * inspector polling throughout the outage: no look that returned while the hold was still valid may have seen
+     * the lock free or held by another owner. (A look that returns after the hold turned invalid proves nothing either
+     * way, so a slow machine weakens the check but never fails it falsely.)
      */
     @Test
     @Timeout(value = 180, unit = TimeUnit.SECONDS)
@@ -310,19 +314,12 @@ public abstract class LockConformanceSuite extends RecipeConformance {
         StoreOutage outage = closeLater(outage());
         Holdfast cutOff = client(outage.clientUri());
         Hold hold = cutOff.lock(name, Duration.ofSeconds(2), true).acquire(SOON);
-        String ownerId = inspector.admin().status(name).map(LockInfo::ownerId)
-                .orElseThrow(() -> new AssertionError("no status for a held lock"));
+        LockInfo before = inspector.admin().status(name).orElseThrow(() -> new AssertionError("no status for a held lock"));
+        assertThat(before.fencingToken()).isEqualTo(hold.fencingToken());
 
-        AtomicReference<Object> storeAtLoss = new AtomicReference<>();
         AtomicReference<Boolean> validAtLoss = new AtomicReference<>();
         CountDownLatch lost = new CountDownLatch(1);
         hold.onLost((h, why) -> {
-            // Look at the store at once: it must still show the lock held by this owner.
-            try {
-                storeAtLoss.set(inspector.admin().status(name).orElse(null));
-            } catch (RuntimeException e) {
-                storeAtLoss.set(e);
-            }
             validAtLoss.set(h.isValid());
             lost.countDown();
         });
@@ -330,24 +327,43 @@ public abstract class LockConformanceSuite extends RecipeConformance {
         // Let at least one renewal succeed through the outage's path first.
         Thread.sleep(1_000);
         assertThat(hold.isValid()).as("hold valid before the outage").isTrue();
+        List<String> seenFreeBeforeLoss = new CopyOnWriteArrayList<>();
+        AtomicInteger looksBeforeLoss = new AtomicInteger();
         outage.begin();
+        Thread watcher = new Thread(() -> {
+            while (hold.isValid()) {
+                try {
+                    Optional<LockInfo> info = inspector.admin().status(name);
+                    // Still valid after the look returned: the look saw the store while the client trusted its hold.
+                    if (hold.isValid()) {
+                        looksBeforeLoss.incrementAndGet();
+                        if (info.isEmpty() || !info.get().held() || !before.ownerId().equals(info.get().ownerId())) {
+                            seenFreeBeforeLoss.add(String.valueOf(info.orElse(null)));
+                        }
+                    }
+                    Thread.sleep(20);
+                } catch (InterruptedException e) {
+                    return;
+                } catch (RuntimeException e) {
+                    // the inspector's own call failed: no observation
+                }
+            }
+        }, "outage-inspector");
+        watcher.setDaemon(true);
+        watcher.start();
         try {
             assertThat(lost.await(30, TimeUnit.SECONDS)).as("onLost called within 30s of the outage").isTrue();
-            Object seen = storeAtLoss.get();
-            if (seen instanceof RuntimeException e) {
-                throw new AssertionError("inspecting the store when the hold was lost failed", e);
-            }
-            assertThat(seen).as("the store's record of the lock when the client reported it lost").isNotNull();
-            LockInfo info = (LockInfo) seen;
-            assertThat(info.held()).as("store still shows the lock held when the client gives it up").isTrue();
-            assertThat(info.ownerId()).isEqualTo(ownerId);
-            assertThat(info.fencingToken()).isEqualTo(hold.fencingToken());
-            assertThat(info.leaseRemaining()).as("lease remaining by the store's clock when the client gives up")
-                    .isNotNull().isPositive();
+            watcher.interrupt();
+            watcher.join(TimeUnit.SECONDS.toMillis(30));
+            System.out.println(getClass().getSimpleName() + " outage: " + looksBeforeLoss.get()
+                    + " looks at the store returned while the hold was valid");
+            assertThat(seenFreeBeforeLoss).as("looks at the store, returned while the client's hold was still valid, that "
+                    + "saw the lock free or held by another owner").isEmpty();
             assertThat(validAtLoss.get()).as("isValid() inside the listener").isFalse();
             assertThat(hold.isValid()).isFalse();
             assertThat(hold.state()).isEqualTo(Hold.State.LOST);
         } finally {
+            watcher.interrupt();
             outage.end();
         }
 
