@@ -37,12 +37,34 @@ final class ZkAdmin {
         return QueueNodes.children(first, zk, dir, what);
     }
 
+    /**
+     * A {@code sync} before an operator's read: the server this session talks to (perhaps a follower) has then applied
+     * every write the leader committed before the call, so a lock released by any client before {@code status} or
+     * {@code list} began is never shown held.
+     */
+    private void caughtUp(ZooKeeper zk, String what) throws KeeperException {
+        try {
+            first.sync(zk).get(requestTimeoutMs, java.util.concurrent.TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof KeeperException k) {
+                throw k;
+            }
+            throw first.unavailable(what + ": sync failed", e.getCause());
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw first.unavailable(what + ": no answer to sync within " + requestTimeoutMs + " ms", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw first.unavailable(what + ": interrupted", e);
+        }
+    }
+
 
     Optional<LockInfo> inspect(String name) {
         String dir = LockNodes.dir(uri.basePath, name);
         String what = "inspect '" + name + "'";
         try {
             ZooKeeper zk = first.zk(requestTimeoutMs);
+            caughtUp(zk, what);
             for (int i = 0; i < RACE_RETRIES; i++) {
                 List<String> children;
                 try {
@@ -104,6 +126,7 @@ final class ZkAdmin {
         List<LockInfo> held = new ArrayList<>();
         try {
             ZooKeeper zk = first.zk(requestTimeoutMs);
+            caughtUp(zk, what);
             Deque<String> toVisit = new ArrayDeque<>();
             for (String sub : LockNodes.subdirectories(children(zk, start, what))) {
                 if (sub.replace("%2E", ".").startsWith(partial)) {
@@ -146,6 +169,7 @@ final class ZkAdmin {
         String what = "force-release '" + name + "'";
         try {
             ZooKeeper zk = first.zk(requestTimeoutMs);
+            caughtUp(zk, what);
             for (int i = 0; i < RACE_RETRIES; i++) {
                 List<String> queue = LockNodes.queue(children(zk, dir, what));
                 if (queue.isEmpty()) {

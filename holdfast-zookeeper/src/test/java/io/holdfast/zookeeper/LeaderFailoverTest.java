@@ -2,6 +2,7 @@ package io.holdfast.zookeeper;
 
 import io.holdfast.DistributedLock;
 import io.holdfast.Hold;
+import io.holdfast.LockLostException;
 import io.holdfast.Holdfast;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
@@ -76,13 +77,22 @@ class LeaderFailoverTest {
 
         // Give the election and the holder's renewals several leases to play out.
         boolean lost = scenario.awaitLoss(lease.toSeconds() * 4);
+        boolean closed = false;
+        long releasedAt = 0;
+        if (!lost) {
+            assertThat(scenario.contenderDone()).as("the contender got the lock while the surviving hold was valid").isFalse();
+            releasedAt = System.nanoTime();
+            try {
+                scenario.hold.close();
+                closed = true;
+            } catch (LockLostException e) {
+                lost = true; // lost after the wait, before the close (a loaded machine): the same story as a loss
+            }
+        }
         if (lost) {
             System.out.println("leader killed, hold lost: " + scenario.assertLostBeforeTheNextHolderActs());
         } else {
-            assertThat(scenario.hold.isValid()).as("the hold outlived the election").isTrue();
-            assertThat(scenario.contenderDone()).as("the contender got the lock while the surviving hold was valid").isFalse();
-            long releasedAt = System.nanoTime();
-            scenario.hold.close();
+            assertThat(closed).as("the hold outlived the election and was released").isTrue();
             Hold next = scenario.contenderHold();
             assertThat(scenario.acquiredAtNanos() - releasedAt).as("the contender acquired after the release").isPositive();
             assertThat(next.fencingToken()).isGreaterThan(scenario.hold.fencingToken());
