@@ -171,6 +171,25 @@ final class Beans {
         }
     }
 
+    /** Locked methods in the lock-name group {@code ${metrics.group}}, for the meters a timeout and a loss record. */
+    public static class Measured {
+
+        @Locked(name = "${metrics.group}/waited", waitFor = "300ms")
+        public void shortWait() {
+        }
+
+        @Locked(name = "${metrics.group}/waited", mode = Locked.Mode.SKIP)
+        public String skipping() {
+            return "ran";
+        }
+
+        /** Returns once the hold was lost (the test force-releases it). */
+        @Locked("${metrics.group}/lost")
+        public void untilLost(CountDownLatch started) throws InterruptedException {
+            Lossy.untilLostInline(started);
+        }
+    }
+
     /** Methods that run until their hold is lost. */
     public static class Lossy {
         private final AtomicInteger finished = new AtomicInteger();
