@@ -233,7 +233,8 @@ class AutoConfigurationTest {
             json = new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
         for (String property : List.of("holdfast.uri", "holdfast.default-lease", "holdfast.holder-name", "holdfast.locked.enabled",
-                "holdfast.locked.wait", "holdfast.locked.order", "holdfast.health.timeout", "holdfast.health.lost-window")) {
+                "holdfast.locked.wait", "holdfast.locked.order", "holdfast.health.timeout", "holdfast.health.lost-window",
+                "holdfast.logging.quiet-clients")) {
             int at = json.indexOf("\"name\": \"" + property + "\"");
             assertThat(at).as(property).isPositive();
             String entry = json.substring(at, json.indexOf('}', at));

@@ -142,6 +142,54 @@ final class Beans {
         }
     }
 
+    /**
+     * Skip-mode methods on the lock {@code ${gated.lock}} that hold it until the test opens a latch, for calls from two
+     * contexts: {@link #untilOpened} says it is inside, then waits.
+     */
+    public static class Gated {
+        private final AtomicInteger runs = new AtomicInteger();
+
+        /** How often a body ran (through the proxy: a proxy's own fields are not the bean's). */
+        public int runs() {
+            return runs.get();
+        }
+
+        @Locked(name = "${gated.lock}", mode = Locked.Mode.SKIP)
+        public String untilOpened(CountDownLatch inside, CountDownLatch open) throws InterruptedException {
+            runs.incrementAndGet();
+            inside.countDown();
+            if (!open.await(60, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("the test did not open the latch");
+            }
+            return "ran";
+        }
+
+        @Locked(name = "${gated.lock}", mode = Locked.Mode.SKIP)
+        public Optional<String> optional() {
+            runs.incrementAndGet();
+            return Optional.of("ran");
+        }
+    }
+
+    /** Locked methods in the lock-name group {@code ${metrics.group}}, for the meters a timeout and a loss record. */
+    public static class Measured {
+
+        @Locked(name = "${metrics.group}/waited", waitFor = "300ms")
+        public void shortWait() {
+        }
+
+        @Locked(name = "${metrics.group}/waited", mode = Locked.Mode.SKIP)
+        public String skipping() {
+            return "ran";
+        }
+
+        /** Returns once the hold was lost (the test force-releases it). */
+        @Locked("${metrics.group}/lost")
+        public void untilLost(CountDownLatch started) throws InterruptedException {
+            Lossy.untilLostInline(started);
+        }
+    }
+
     /** Methods that run until their hold is lost. */
     public static class Lossy {
         private final AtomicInteger finished = new AtomicInteger();
