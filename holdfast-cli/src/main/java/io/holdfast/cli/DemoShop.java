@@ -1,11 +1,14 @@
 package io.holdfast.cli;
 
+import io.holdfast.jdbc.JdbcFencing;
+
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -20,6 +23,8 @@ import java.util.Set;
 final class DemoShop implements AutoCloseable {
     static final String STOCK = "holdfast_demo_stock";
     static final String SALES = "holdfast_demo_sales";
+    /** One write per token, as each buyer makes one sale per acquisition. */
+    private static final JdbcFencing FENCED_STOCK = JdbcFencing.of(STOCK, "fence", "run_id", "phase").oncePerToken();
     /** Holdfast's own query parameters, which a JDBC driver must not see. */
     private static final Set<String> HOLDFAST_PARAMETERS = Set.of("table", "poolSize", "connectTimeout", "busyTimeout", "createTable");
 
@@ -106,20 +111,13 @@ final class DemoShop implements AutoCloseable {
     }
 
     /**
-     * The fenced write: applied only if no holder with a later token has written.
+     * The fenced write: applied only if no holder with this or a later token has written
+     * ({@code UPDATE ... SET qty = ?, fence = ? WHERE run_id = ? AND phase = ? AND fence < ?}).
      *
      * @return false if a later token had written (the write is rejected)
      */
     boolean writeFenced(int phase, long qty, long token) throws SQLException {
-        try (PreparedStatement ps = connection.prepareStatement(
-                "UPDATE " + STOCK + " SET qty = ?, fence = ? WHERE run_id = ? AND phase = ? AND fence < ?")) {
-            ps.setLong(1, qty);
-            ps.setLong(2, token);
-            ps.setString(3, runId);
-            ps.setInt(4, phase);
-            ps.setLong(5, token);
-            return ps.executeUpdate() == 1;
-        }
+        return FENCED_STOCK.update(connection, token, Map.of("qty", qty), runId, phase);
     }
 
     void recordSale(int phase, int worker, long token) throws SQLException {

@@ -1,8 +1,12 @@
 package io.holdfast.sample.flashsale;
 
+import io.holdfast.jdbc.JdbcFencing;
+
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalInt;
 
+import org.springframework.jdbc.core.ConnectionCallback;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Repository;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -13,6 +17,9 @@ import org.springframework.transaction.support.TransactionTemplate;
  */
 @Repository
 class Shop {
+    /** The stock row's fence: one write per token, so a token records at most one sale. */
+    private static final JdbcFencing FENCED_STOCK = JdbcFencing.of("flash_sale_stock", "fence", "item").oncePerToken();
+
     private final JdbcTemplate jdbc;
     private final TransactionTemplate transactions;
 
@@ -40,12 +47,13 @@ class Shop {
      */
     boolean sellFenced(String item, int newStock, long token) {
         return Boolean.TRUE.equals(transactions.execute(tx -> {
-            int updated = jdbc.update("UPDATE flash_sale_stock SET stock = ?, fence = ? WHERE item = ? AND fence < ?",
-                    newStock, token, item, token);
-            if (updated == 1) {
+            // UPDATE flash_sale_stock SET stock = ?, fence = ? WHERE item = ? AND fence < ?, on the transaction's connection
+            boolean applied = Boolean.TRUE.equals(jdbc.execute(
+                    (ConnectionCallback<Boolean>) c -> FENCED_STOCK.update(c, token, Map.of("stock", newStock), item)));
+            if (applied) {
                 jdbc.update("INSERT INTO flash_sale_sales (item, token, stock_read) VALUES (?, ?, ?)", item, token, newStock + 1);
             }
-            return updated == 1;
+            return applied;
         }));
     }
 
