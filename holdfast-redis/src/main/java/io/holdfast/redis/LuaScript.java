@@ -18,7 +18,7 @@ import java.util.concurrent.atomic.LongAdder;
  * server's clock decides expiry.
  *
  * <p>Keys of the lock called N under prefix P: {@code P{N}}, a string that expires with the lease: a JSON object,
- * either a hold {@code {"o": owner, "h": holder, "t": "token"}} or, for a short time after a release woke a
+ * either a hold {@code {"o": owner, "h": holder, "t": "token"}} (with {@code "a": attempt} under Redlock, below) or, for a short time after a release woke a
  * waiting client, that client's reservation {@code {"r": client}}, either with {@code "q": 1} when clients may be
  * queued; {@code P{N}:token}, the fencing counter, kept forever so tokens never repeat; {@code P{N}:queue}, a
  * sorted set of waiting client ids by arrival (the server's clock). Wake-ups go to the shard channel
@@ -33,7 +33,9 @@ final class LuaScript {
 
     /**
      * KEYS: lock, token, queue. ARGV: owner, holder, lease ms, client id, queue ttl ms, floor, queued (1 if this
-     * client may be in the queue: it has waited for the lock lately).
+     * client may be in the queue: it has waited for the lock lately), and optionally the attempt: Redlock numbers
+     * its attempts (increasing within a client) and a hold remembers the latest attempt that created or re-granted
+     * it, so that a give-back of an earlier attempt of the same owner, delayed or retried, cannot free it.
      * Returns {1, token} if granted (the same token when the owner already holds it), else {0, ms until the
      * holder's lease or the hand-off reservation ends}. A refused client joins the queue (keeping its place) and
      * marks the lock as waited for. A new token is one more than the counter, and at least the server's clock in
@@ -44,6 +46,7 @@ final class LuaScript {
             local value = redis.call('GET', KEYS[1])
             local lock = value and cjson.decode(value)
             if lock and lock.o == ARGV[1] then
+              if ARGV[8] and (not lock.a or tonumber(ARGV[8]) > tonumber(lock.a)) then lock.a = ARGV[8] end
               local floor = tonumber(ARGV[6])
               if floor > tonumber(lock.t) then
                 lock.t = ARGV[6]
@@ -60,7 +63,7 @@ final class LuaScript {
                 token = last + 1
                 redis.call('SET', KEYS[2], token)
               end
-              local hold = {o = ARGV[1], h = ARGV[2], t = string.format('%d', token)}
+              local hold = {o = ARGV[1], h = ARGV[2], t = string.format('%d', token), a = ARGV[8]}
               if lock or ARGV[7] == '1' then
                 if not lock then redis.call('ZREM', KEYS[3], ARGV[4]) end
                 hold.q = 1
@@ -97,8 +100,9 @@ final class LuaScript {
             """);
 
     /**
-     * KEYS: lock, queue. ARGV: mode, owner or client id, wake channel prefix, hand-off ms.
-     * Modes: {@code release} frees the lock if the owner holds it; {@code force} frees it whoever holds it;
+     * KEYS: lock, queue. ARGV: mode, owner or client id, wake channel prefix, hand-off ms, and optionally an
+     * attempt. Modes: {@code release} frees the lock if the owner holds it (with an attempt: only if no later
+     * attempt of the owner created or re-granted the hold, see {@link #ACQUIRE}); {@code force} frees it whoever holds it;
      * {@code pass} gives up a hand-off reservation of a client that no longer waits. Then, if clients may be
      * queued, it wakes the first queued client that is still subscribed (PUBLISH to a shard channel counts its
      * receivers), dropping the ones that are not, and reserves the lock for it for the hand-off time. Returns 1
@@ -111,6 +115,7 @@ final class LuaScript {
             local payload
             if ARGV[1] == 'release' then
               if lock.o ~= ARGV[2] then return 0 end
+              if ARGV[5] and lock.a and tonumber(lock.a) > tonumber(ARGV[5]) then return 0 end
               payload = lock.t
             elseif ARGV[1] == 'force' then
               if not lock.o then return 0 end

@@ -143,20 +143,33 @@ final class RedisLockStore implements LockStore {
         return Errors.await(acquireAsync(connection.commands, name, ownerId, holder, lease, 0), connection, "acquire '" + name + "'");
     }
 
-    /** One acquire script call; {@code floor} raises a re-granted token (Redlock), 0 for none. */
-    CompletableFuture<Attempt> acquireAsync(String name, String ownerId, String holder, Duration lease, long floor) {
+    /**
+     * One acquire script call for Redlock: {@code floor} raises a re-granted token, 0 for none; {@code attempt}
+     * numbers the Redlock attempt, so that {@link #giveBackAsync} of an earlier attempt cannot free the hold.
+     */
+    CompletableFuture<Attempt> acquireAsync(String name, String ownerId, String holder, Duration lease, long floor, long attempt) {
         if (floor == 0) {
             watches.countAttempt(name);
         }
-        return acquireAsync(connection.commands, name, ownerId, holder, lease, floor);
+        return acquireAsync(connection.commands, name, ownerId, holder, lease, floor, attempt);
     }
 
     private CompletableFuture<Attempt> acquireAsync(RedisClusterAsyncCommands<String, String> commands, String name, String ownerId,
                                                     String holder, Duration lease, long floor) {
+        return acquireAsync(commands, name, ownerId, holder, lease, floor, 0);
+    }
+
+    private CompletableFuture<Attempt> acquireAsync(RedisClusterAsyncCommands<String, String> commands, String name, String ownerId,
+                                                    String holder, Duration lease, long floor, long attempt) {
         // A client that waits, or waited lately, for the lock may be in its queue: a grant takes it out.
         String mayBeQueued = watches.isSubscribed(name) ? "1" : "0";
-        CompletableFuture<List<Object>> reply = LuaScript.ACQUIRE.run(commands, ScriptOutputType.MULTI, keys.forAcquire(name),
-                ownerId, holder, Long.toString(lease.toMillis()), clientId, Long.toString(QUEUE_TTL_MS), Long.toString(floor), mayBeQueued);
+        String[] args = {ownerId, holder, Long.toString(lease.toMillis()), clientId, Long.toString(QUEUE_TTL_MS), Long.toString(floor),
+                mayBeQueued};
+        if (attempt > 0) {
+            args = java.util.Arrays.copyOf(args, 8);
+            args[7] = Long.toString(attempt);
+        }
+        CompletableFuture<List<Object>> reply = LuaScript.ACQUIRE.run(commands, ScriptOutputType.MULTI, keys.forAcquire(name), args);
         return reply.thenApply(r -> {
             long value = (Long) r.get(1);
             if ((Long) r.get(0) == 1L) {
@@ -287,6 +300,17 @@ final class RedisLockStore implements LockStore {
 
     CompletableFuture<Boolean> releaseAsync(String name, String ownerId) {
         return runRelease("release", name, ownerId);
+    }
+
+    /**
+     * Redlock's give-back of one attempt that did not count: frees the owner's hold unless a later attempt of the
+     * same owner created or re-granted it (the script compares attempt numbers), so a give-back that arrives late,
+     * or is retried after the owner tried again and won, never frees what the owner won.
+     */
+    CompletableFuture<Boolean> giveBackAsync(String name, String ownerId, long attempt) {
+        CompletableFuture<Long> reply = LuaScript.RELEASE.run(connection.commands, ScriptOutputType.INTEGER, keys.forRelease(name),
+                "release", ownerId, keys.wakePrefix(name), Long.toString(target.handoff.toMillis()), Long.toString(attempt));
+        return reply.thenApply(r -> r == 1L);
     }
 
     @Override

@@ -46,6 +46,8 @@ final class RedlockStore implements LockStore {
     private final List<RedisLockStore> masters;
     private final Quorum quorum;
     private final StoreTraits traits;
+    /** Numbers this client's attempts, so that a give-back frees only what its own attempt or an earlier one left. */
+    private final java.util.concurrent.atomic.AtomicLong attempts = new java.util.concurrent.atomic.AtomicLong();
 
     private RedlockStore(RedisTarget target, List<RedisLockStore> masters) {
         this.target = target;
@@ -124,7 +126,8 @@ final class RedlockStore implements LockStore {
     public Attempt tryAcquire(String name, String ownerId, String holder, Duration lease) {
         long start = System.nanoTime();
         long limit = perMasterMillis(lease);
-        List<Outcome<Attempt>> first = everywhere(m -> m.acquireAsync(name, ownerId, holder, lease, 0), limit);
+        long attempt = attempts.incrementAndGet();
+        List<Outcome<Attempt>> first = everywhere(m -> m.acquireAsync(name, ownerId, holder, lease, 0, attempt), limit);
         long token = 0;
         List<RedisLockStore> granted = new ArrayList<>();
         Duration hint = null;
@@ -140,7 +143,7 @@ final class RedlockStore implements LockStore {
         if (granted.size() >= quorum.majority) {
             long floor = token;
             List<Outcome<Attempt>> second = new ArrayList<>();
-            for (Outcome<Attempt> o : on(granted, m -> m.acquireAsync(name, ownerId, holder, lease, floor), limit)) {
+            for (Outcome<Attempt> o : on(granted, m -> m.acquireAsync(name, ownerId, holder, lease, floor, attempt), limit)) {
                 second.add(o);
             }
             long confirmed = second.stream().filter(o -> o.value != null && o.value.acquired() && o.value.fencingToken() == floor).count();
@@ -151,7 +154,7 @@ final class RedlockStore implements LockStore {
             log.debug("Redlock acquire of '{}' lost its majority or its validity ({} confirmed, {} ms elapsed); giving back", name,
                     confirmed, TimeUnit.NANOSECONDS.toMillis(elapsed));
         }
-        giveBack(name, ownerId, limit, System.nanoTime() + lease.toNanos());
+        giveBack(name, ownerId, attempt, limit, System.nanoTime() + lease.toNanos());
         long failed = first.stream().filter(o -> o.error != null).count();
         if (!quorum.enoughAnswered(failed)) {
             throw unavailable("acquire '" + name + "'", failed, first);
@@ -160,32 +163,35 @@ final class RedlockStore implements LockStore {
     }
 
     /**
-     * Releases the owner everywhere. A master that does not answer (it may have granted late, after the
-     * attempt stopped waiting) is asked again in the background, every 200 ms, until it answers or the
-     * lease it could have granted is over.
+     * Gives back what {@code attempt} got, everywhere. A master that does not answer (it may have granted late,
+     * after the attempt stopped waiting) is asked again in the background, every 200 ms, until it answers or the
+     * lease it could have granted is over. The owner may meanwhile try again and win on that master: the give-back
+     * names its attempt, and a master frees nothing that a later attempt of the owner created or re-granted (the
+     * torture run on 5 masters once saw a retried give-back free a master of the waiter's winning majority, and a
+     * second client form a majority with it).
      */
-    private void giveBack(String name, String ownerId, long limit, long untilNanos) {
-        for (Outcome<Boolean> o : everywhere(m -> m.releaseAsync(name, ownerId), limit)) {
+    private void giveBack(String name, String ownerId, long attempt, long limit, long untilNanos) {
+        for (Outcome<Boolean> o : everywhere(m -> m.giveBackAsync(name, ownerId, attempt), limit)) {
             if (o.error != null && o.master != null) {
-                retryGiveBack(o.master, name, ownerId, untilNanos);
+                retryGiveBack(o.master, name, ownerId, attempt, untilNanos);
             }
         }
     }
 
-    private void retryGiveBack(RedisLockStore master, String name, String ownerId, long untilNanos) {
+    private void retryGiveBack(RedisLockStore master, String name, String ownerId, long attempt, long untilNanos) {
         if (System.nanoTime() - untilNanos >= 0) {
             log.debug("giving back '{}' on {} got no answer; it ends with its lease", name, master.address());
             return;
         }
         CompletableFuture.delayedExecutor(200, TimeUnit.MILLISECONDS).execute(() -> {
             try {
-                master.releaseAsync(name, ownerId).whenComplete((r, e) -> {
+                master.giveBackAsync(name, ownerId, attempt).whenComplete((r, e) -> {
                     if (e != null) {
-                        retryGiveBack(master, name, ownerId, untilNanos);
+                        retryGiveBack(master, name, ownerId, attempt, untilNanos);
                     }
                 });
             } catch (RuntimeException e) {
-                retryGiveBack(master, name, ownerId, untilNanos);
+                retryGiveBack(master, name, ownerId, attempt, untilNanos);
             }
         });
     }

@@ -28,8 +28,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  * this test asserts what fencing guarantees, and the report says what the lock let through.</li>
  * <li>Redis Cluster (3 masters, 3 replicas): the same faults on the master of the lock's slot, the same
  * documented limit, the same assertions.</li>
- * <li>Redlock over 5 masters: the holder cut off from 2 masters, one master killed (it comes back
- * empty), one frozen. A minority is affected each time, so no two valid holds may overlap.</li>
+ * <li>Redlock over 5 masters: the holder cut off from 2 masters, one master killed, one frozen. A minority is
+ * affected each time, so no two valid holds may overlap. The killed master comes back empty only after the
+ * lease has run out ({@link #REDLOCK_RESTART_DELAY}): Redlock without {@code appendfsync always} is safe only with
+ * such delayed restarts (the algorithm's own requirement; holdfast-redis's README, Redlock limits): a master back
+ * within the lease can let a second majority form beside a holder whose bare majority included it, a documented
+ * limit no client can see, so this test does not provoke it. (With a 1 s restart this test found a client bug:
+ * a retried give-back freed a waiter's later grant; see RedlockGiveBackTest.)</li>
  * </ul>
  * Client processes 1 and 3 run three threads sharing one client, 2 and 4 one. Needs root, iproute2,
  * nftables and redis-server (scripts/services installs them).
@@ -38,6 +43,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 class RedisTopologyTortureTest {
     static final Set<Fault> SENTINEL_FAULTS = EnumSet.of(Fault.LEADER_PARTITION, Fault.LEADER_KILL, Fault.LEADER_PAUSE, Fault.PAUSE);
     static final Set<Fault> REDLOCK_FAULTS = EnumSet.of(Fault.MINORITY_PARTITION, Fault.LEADER_KILL, Fault.LEADER_PAUSE, Fault.PAUSE);
+    /** The runs' lease. */
+    static final Duration LEASE = Duration.ofSeconds(2);
+    /** A killed Redlock master stays down past every lease it granted (delayed restart). */
+    static final Duration REDLOCK_RESTART_DELAY = LEASE.plusSeconds(1);
 
     @AfterEach
     void noNamespaceOfThisJvmIsLeft() throws Exception {
@@ -47,7 +56,7 @@ class RedisTopologyTortureTest {
 
     @Test
     void sentinelFencedCounterStaysExactThroughFailovers() throws Exception {
-        TortureResult r = run(Topology.REDIS_SENTINEL, SENTINEL_FAULTS);
+        TortureResult r = run(Topology.REDIS_SENTINEL, SENTINEL_FAULTS, Duration.ofSeconds(1));
         TortureRuns.assertFencedCounterExactUnderEveryFault(r, SENTINEL_FAULTS);
         assertThat(aimedAt(r, Fault.LEADER_PARTITION)).as("the leader partition cut off the master the Sentinels named").matches("server s[12] \\(master\\)");
         String sentinelLog = Files.readString(r.textReport().resolveSibling("servers").resolve("sen1.log"));
@@ -56,7 +65,7 @@ class RedisTopologyTortureTest {
 
     @Test
     void redisClusterFencedCounterStaysExactThroughFailovers() throws Exception {
-        TortureResult r = run(Topology.REDIS_CLUSTER, SENTINEL_FAULTS);
+        TortureResult r = run(Topology.REDIS_CLUSTER, SENTINEL_FAULTS, Duration.ofSeconds(1));
         TortureRuns.assertFencedCounterExactUnderEveryFault(r, SENTINEL_FAULTS);
         assertThat(aimedAt(r, Fault.LEADER_PARTITION)).as("the leader partition cut off the master of the lock's slot")
                 .matches("server s\\d \\(master of the lock's slot\\)");
@@ -69,7 +78,7 @@ class RedisTopologyTortureTest {
 
     @Test
     void redlockOverFiveMastersKeepsExclusionWhenAMinorityFails() throws Exception {
-        TortureResult r = run(Topology.REDLOCK5, REDLOCK_FAULTS);
+        TortureResult r = run(Topology.REDLOCK5, REDLOCK_FAULTS, REDLOCK_RESTART_DELAY);
         TortureRuns.assertFencedCounterExactUnderEveryFault(r, REDLOCK_FAULTS);
         assertThat(r.violations()).as("mutual-exclusion violations (report: %s)", r.textReport()).isEmpty();
         String faults = Files.readString(r.textReport().resolveSibling("faults.tsv"));
@@ -80,7 +89,7 @@ class RedisTopologyTortureTest {
         return r.injected().stream().filter(w -> w.fault() == f).map(FaultWindow::target).findFirst().orElse("");
     }
 
-    static TortureResult run(Topology topology, Set<Fault> faults) throws Exception {
+    static TortureResult run(Topology topology, Set<Fault> faults, Duration restartDowntime) throws Exception {
         String why = topology.whyUnavailable();
         assertThat(why).as("the " + topology.label() + " topology needs root, iproute2, nftables and redis-server: run scripts/services").isNull();
         Path dir = Path.of("target", "torture", topology.label());
@@ -89,7 +98,8 @@ class RedisTopologyTortureTest {
                 .clients(TortureRuns.CI_CLIENTS).threads(3)
                 .duration(Duration.ofSeconds(Long.getLong("holdfast.torture.seconds", 20)))
                 .faults(faults)
-                .lease(Duration.ofSeconds(2)).think(Duration.ofMillis(60)).acquireWait(Duration.ofSeconds(5))
+                .lease(LEASE).think(Duration.ofMillis(60)).acquireWait(Duration.ofSeconds(5))
+                .restartDowntime(restartDowntime)
                 .seed(topology.label().hashCode())
                 .reportDir(dir).build();
         return TortureRuns.run(settings, null);
