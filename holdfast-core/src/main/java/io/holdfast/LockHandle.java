@@ -46,7 +46,7 @@ final class LockHandle implements DistributedLock {
             if (attempt.acquired()) {
                 return Optional.of(granted(owner, attempt, sent, sent));
             }
-            client.listeners.acquireEnded(name, AcquireOutcome.TIMED_OUT, sent, 0);
+            client.listeners.acquireEnded(name, AcquireOutcome.BUSY, sent, 0);
             dequeue(owner);
             return Optional.empty();
         } finally {

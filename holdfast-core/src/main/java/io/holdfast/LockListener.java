@@ -31,8 +31,13 @@ public interface LockListener {
     enum AcquireOutcome {
         /** The lock was acquired. */
         ACQUIRED,
-        /** The lock was held by another owner until the wait ran out (also a refused {@code tryAcquire()}). */
+        /** The lock was held by another owner until the wait ran out. */
         TIMED_OUT,
+        /**
+         * The lock was held by another owner and the call did not wait: a refused {@code tryAcquire()} (a skip, not a
+         * wait that ran out, so that callers who skip by design are not counted as timeouts).
+         */
+        BUSY,
         /** The caller was interrupted, cancelled or completed the future, or the client closed. */
         ABANDONED,
         /**

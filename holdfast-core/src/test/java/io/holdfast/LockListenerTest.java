@@ -81,7 +81,7 @@ class LockListenerTest {
         assertThatThrownBy(() -> async.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(LockTimeoutException.class);
 
         assertThat(recorder.summary()).containsExactly(
-                "STARTED job", "ENDED TIMED_OUT job", "STARTED job", "ENDED TIMED_OUT job",
+                "STARTED job", "ENDED BUSY job", "STARTED job", "ENDED TIMED_OUT job",
                 "STARTED job", "ENDED TIMED_OUT job", "STARTED job", "ENDED TIMED_OUT job");
         Event timedWait = recorder.events.get(3);
         assertThat(timedWait.time()).as("time waited by tryAcquire(100 ms)").isGreaterThanOrEqualTo(Duration.ofMillis(100));

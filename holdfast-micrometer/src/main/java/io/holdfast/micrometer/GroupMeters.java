@@ -23,6 +23,7 @@ final class GroupMeters {
     private final Timer heldLost;
     private final Counter acquired;
     private final Counter timeouts;
+    private final Counter busy;
     private final Counter failures;
     private final Counter lost;
     private final Counter renewalFailures;
@@ -43,7 +44,9 @@ final class GroupMeters {
         heldLost = heldTimer(registry, tags, "lost");
         acquired = counter(registry, tags, "holdfast.lock.acquired", "Locks acquired");
         timeouts = counter(registry, tags, "holdfast.lock.timeouts",
-                "Acquires that ran out of time while another owner held the lock (and refused tryAcquire() calls)");
+                "Acquires that ran out of time while another owner held the lock");
+        busy = counter(registry, tags, "holdfast.lock.busy",
+                "tryAcquire() calls refused at once because another owner held the lock");
         failures = counter(registry, tags, "holdfast.lock.failures", "Acquires that ended in a store failure");
         lost = counter(registry, tags, "holdfast.lock.lost", "Holds lost before their owner released them");
         renewalFailures = counter(registry, tags, "holdfast.lock.renewal.failures", "Failed renewal rounds of a hold");
@@ -75,6 +78,7 @@ final class GroupMeters {
                 acquired.increment();
             }
             case TIMED_OUT -> timeouts.increment();
+            case BUSY -> busy.increment();
             case FAILED -> failures.increment();
             case ABANDONED -> { } // the wait timer's outcome=abandoned counts these
         }

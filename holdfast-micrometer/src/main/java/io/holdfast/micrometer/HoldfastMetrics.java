@@ -19,11 +19,11 @@ import java.util.function.Function;
  * <p>Meters, each tagged {@code backend} (as given) and {@code group} (the lock name's group, below):
  * <ul>
  *   <li>timer {@code holdfast.lock.wait}, tag {@code outcome} = {@code acquired}, {@code timed_out},
- *       {@code abandoned} or {@code failed}: from an acquire's call to its end;</li>
+ *       {@code busy} (a refused {@code tryAcquire()}), {@code abandoned} or {@code failed}: from an acquire's call to its end;</li>
  *   <li>timer {@code holdfast.lock.held}, tag {@code end} = {@code released} or {@code lost}: from a grant to its
  *       release or loss (a re-entered hold counts once, with its first);</li>
- *   <li>counters {@code holdfast.lock.acquired}, {@code holdfast.lock.timeouts} (a refused {@code tryAcquire()}
- *       included), {@code holdfast.lock.failures} (the store failed), {@code holdfast.lock.lost} and
+ *   <li>counters {@code holdfast.lock.acquired}, {@code holdfast.lock.timeouts} (waits that ran out),
+ *       {@code holdfast.lock.busy} (refused {@code tryAcquire()} calls, which did not wait), {@code holdfast.lock.failures} (the store failed), {@code holdfast.lock.lost} and
  *       {@code holdfast.lock.renewal.failures} (failed renewal rounds of a hold);</li>
  *   <li>gauges {@code holdfast.lock.holds} (holds in force now) and {@code holdfast.lock.waiters} (acquires in
  *       progress now).</li>

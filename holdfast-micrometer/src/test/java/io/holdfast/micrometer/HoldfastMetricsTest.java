@@ -85,7 +85,7 @@ class HoldfastMetricsTest {
 
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
-    void aWaitThatRunsOutBehindAnotherClientIsATimeoutAndAWaiterMeanwhile() throws Exception {
+    void aWaitThatRunsOutBehindAnotherClientIsATimeoutARefusedTryIsBusyAndAWaiterMeanwhile() throws Exception {
         Hold theirs = other().lock("orders/7").acquire(Duration.ofSeconds(5));
         Holdfast holdfast = measured();
 
@@ -94,6 +94,11 @@ class HoldfastMetricsTest {
         Timer timedOut = waitTimer("orders", "timed_out");
         assertThat(timedOut.count()).isEqualTo(1);
         assertThat(timedOut.totalTime(TimeUnit.MILLISECONDS)).as("time waited, at least the wait").isGreaterThanOrEqualTo(300);
+
+        assertThat(holdfast.lock("orders/7").tryAcquire()).isEmpty();
+        assertThat(counter("holdfast.lock.busy", "orders")).as("a refused tryAcquire() is busy").isEqualTo(1);
+        assertThat(waitTimer("orders", "busy").count()).isEqualTo(1);
+        assertThat(counter("holdfast.lock.timeouts", "orders")).as("and not a timeout").isEqualTo(1);
 
         CompletableFuture<Hold> waiting = holdfast.lock("orders/7").acquireAsync(Duration.ofMinutes(1));
         awaitValue("a waiter in the gauge", () -> gauge("holdfast.lock.waiters", "orders"), 1);
