@@ -104,6 +104,16 @@ final class HoldfastClient implements Holdfast {
     }
 
     @Override
+    public DistributedSemaphore semaphore(String name, int permits) {
+        return semaphore(name, permits, defaultLease, true);
+    }
+
+    @Override
+    public DistributedSemaphore semaphore(String name, int permits, Duration lease, boolean renew) {
+        return SemaphoreHandle.of(this, "semaphore", name, permits, leases.require(lease), renew);
+    }
+
+    @Override
     public LeaderElection leader(String name) {
         return leader(name, defaultLease);
     }
