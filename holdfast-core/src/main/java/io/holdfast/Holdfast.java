@@ -109,6 +109,24 @@ public interface Holdfast extends AutoCloseable {
     DistributedSemaphore semaphore(String name, int permits, Duration lease, boolean renew);
 
     /**
+     * A handle on the read-write lock called {@code name}, allowing {@link DistributedReadWriteLock#DEFAULT_MAX_READERS}
+     * readers at once, with the client's default lease, renewed while held. See {@link DistributedReadWriteLock}.
+     *
+     * @throws IllegalArgumentException unless the name is a valid lock name of at most
+     *         {@link DistributedSemaphore#MAX_NAME_LENGTH} characters
+     */
+    DistributedReadWriteLock readWriteLock(String name);
+
+    /**
+     * As {@link #readWriteLock(String)}, allowing {@code maxReaders} readers at once (every client must give the name
+     * the same number), with holds that last {@code lease} and are renewed only if {@code renew} is true.
+     *
+     * @throws IllegalArgumentException unless the name is valid, maxReaders is 1 to
+     *         {@link DistributedSemaphore#MAX_PERMITS} and the lease is valid
+     */
+    DistributedReadWriteLock readWriteLock(String name, int maxReaders, Duration lease, boolean renew);
+
+    /**
      * A candidacy, not yet started, in the election of a leader among everyone who competes for the lock called
      * {@code name}, with the client's default lease. See {@link LeaderElection}.
      *

@@ -114,6 +114,16 @@ final class HoldfastClient implements Holdfast {
     }
 
     @Override
+    public DistributedReadWriteLock readWriteLock(String name) {
+        return readWriteLock(name, DistributedReadWriteLock.DEFAULT_MAX_READERS, defaultLease, true);
+    }
+
+    @Override
+    public DistributedReadWriteLock readWriteLock(String name, int maxReaders, Duration lease, boolean renew) {
+        return ReadWriteHandle.of(this, name, maxReaders, leases.require(lease), renew);
+    }
+
+    @Override
     public LeaderElection leader(String name) {
         return leader(name, defaultLease);
     }
