@@ -21,14 +21,18 @@ import java.util.concurrent.CompletableFuture;
  * <li><b>All or nothing.</b> An acquire of k permits returns a hold of k, or holds none: permits taken are given
  *     back when the wait runs out, the store fails, or the wait is interrupted, cancelled or ended by the client's
  *     close.</li>
- * <li><b>First come, first served, without a herd.</b> Acquirers queue for the gate as waiters of one lock do
- *     (where the store orders waiters, in that order; elsewhere one waiter per client, woken by the store's release
- *     notifications where it has them, polling otherwise): the head waits for permits while the others wait behind
- *     it, so a request for many permits is not overtaken by a stream of requests for one.</li>
+ * <li><b>Nobody passes the acquirer at the gate.</b> The acquirer holding the gate takes each permit it needs as it
+ *     frees and keeps it, while everyone else waits for the gate, so a request for many permits is not overtaken by a
+ *     stream of requests for fewer. The gate is an ordinary lock, waited for as one: without a herd, in the store's
+ *     order where it orders waiters (ZooKeeper, etcd), in arrival order among one client's waiters, and between
+ *     clients of other stores as a race that each acquire holds the gate for a few round trips only.</li>
  * <li><b>A fencing token per acquisition</b>: the gate hold's token, greater than every token issued before by
  *     any acquire of this semaphore, so tokens follow the order of acquisitions.</li>
  * <li><b>One deadline.</b> A timed wait's limit covers the gate and the permits together.</li>
  * </ul>
+ *
+ * <p>Asking for permits while holding some of the same semaphore can wait for itself, holding the gate: until the
+ * wait runs out, or forever with {@link #acquire(int)}. Give them back first.
  *
  * <p>Cost: an acquire of k free permits takes the gate, k permits (tried concurrently when several are wanted) and
  * releases the gate: three sequential store round trips at least; a release takes one per permit. Each permit held
