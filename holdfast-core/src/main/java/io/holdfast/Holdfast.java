@@ -91,6 +91,42 @@ public interface Holdfast extends AutoCloseable {
     MultiLock multiLock(java.util.Collection<String> names, Duration lease, boolean renew);
 
     /**
+     * A handle on the semaphore called {@code name} with {@code permits} permits, each held with the client's default
+     * lease, renewed while held. Every client must give the name the same number of permits. See
+     * {@link DistributedSemaphore}.
+     *
+     * @throws IllegalArgumentException unless the name is a valid lock name of at most
+     *         {@link DistributedSemaphore#MAX_NAME_LENGTH} characters and permits is 1 to {@link DistributedSemaphore#MAX_PERMITS}
+     */
+    DistributedSemaphore semaphore(String name, int permits);
+
+    /**
+     * As {@link #semaphore(String, int)}, with permits held for {@code lease} and renewed only if {@code renew} is
+     * true (see {@link #lock(String, Duration, boolean)}): without renewal, a permit comes back when its lease runs out.
+     *
+     * @throws IllegalArgumentException if the name, number of permits or lease is not valid
+     */
+    DistributedSemaphore semaphore(String name, int permits, Duration lease, boolean renew);
+
+    /**
+     * A handle on the read-write lock called {@code name}, allowing {@link DistributedReadWriteLock#DEFAULT_MAX_READERS}
+     * readers at once, with the client's default lease, renewed while held. See {@link DistributedReadWriteLock}.
+     *
+     * @throws IllegalArgumentException unless the name is a valid lock name of at most
+     *         {@link DistributedSemaphore#MAX_NAME_LENGTH} characters
+     */
+    DistributedReadWriteLock readWriteLock(String name);
+
+    /**
+     * As {@link #readWriteLock(String)}, allowing {@code maxReaders} readers at once (every client must give the name
+     * the same number), with holds that last {@code lease} and are renewed only if {@code renew} is true.
+     *
+     * @throws IllegalArgumentException unless the name is valid, maxReaders is 1 to
+     *         {@link DistributedSemaphore#MAX_PERMITS} and the lease is valid
+     */
+    DistributedReadWriteLock readWriteLock(String name, int maxReaders, Duration lease, boolean renew);
+
+    /**
      * A candidacy, not yet started, in the election of a leader among everyone who competes for the lock called
      * {@code name}, with the client's default lease. See {@link LeaderElection}.
      *

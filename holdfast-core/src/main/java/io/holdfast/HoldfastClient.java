@@ -104,6 +104,26 @@ final class HoldfastClient implements Holdfast {
     }
 
     @Override
+    public DistributedSemaphore semaphore(String name, int permits) {
+        return semaphore(name, permits, defaultLease, true);
+    }
+
+    @Override
+    public DistributedSemaphore semaphore(String name, int permits, Duration lease, boolean renew) {
+        return SemaphoreHandle.of(this, "semaphore", name, permits, leases.require(lease), renew);
+    }
+
+    @Override
+    public DistributedReadWriteLock readWriteLock(String name) {
+        return readWriteLock(name, DistributedReadWriteLock.DEFAULT_MAX_READERS, defaultLease, true);
+    }
+
+    @Override
+    public DistributedReadWriteLock readWriteLock(String name, int maxReaders, Duration lease, boolean renew) {
+        return ReadWriteHandle.of(this, name, maxReaders, leases.require(lease), renew);
+    }
+
+    @Override
     public LeaderElection leader(String name) {
         return leader(name, defaultLease);
     }

@@ -1,12 +1,17 @@
 package io.holdfast.cli;
 
 import io.holdfast.DistributedLock;
+import io.holdfast.DistributedReadWriteLock;
+import io.holdfast.DistributedSemaphore;
 import io.holdfast.Durations;
 import io.holdfast.Hold;
+import io.holdfast.HoldLostListener;
 import io.holdfast.Holdfast;
 import io.holdfast.LockInfo;
 import io.holdfast.LockLostException;
 import io.holdfast.LockNames;
+import io.holdfast.PermitHold;
+import io.holdfast.PermitLock;
 import io.holdfast.StoreUnavailableException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -22,6 +27,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * {@code holdfast run NAME -- COMMAND...}: runs COMMAND while holding NAME. The lease is renewed while
@@ -29,7 +37,7 @@ import java.util.concurrent.Callable;
  */
 @Command(name = "run", sortOptions = false,
         customSynopsis = {"holdfast run [--uri=URI] [--wait=DURATION] [--lease=DURATION] [--grace=DURATION]",
-                "             [-E N] NAME -- COMMAND [ARG...]"},
+                "             [-E N] [--shared | --exclusive | --permits=N] NAME -- COMMAND [ARG...]"},
         description = {"Runs COMMAND while holding lock NAME, renewing the lease while it runs, and exits with "
                 + "COMMAND's status.",
                 "COMMAND gets HOLDFAST_LOCK (the name) and HOLDFAST_FENCING_TOKEN (greater than every token issued "
@@ -39,6 +47,9 @@ import java.util.concurrent.Callable;
                         + "If holdfast itself is killed, the lock frees when its lease runs out and COMMAND gets SIGTERM.",
                 "If the lock is not acquired (taken, with --wait 0; or not free within --wait), nothing runs and holdfast "
                         + "exits 75, or N with -E N: -E 0 lets a cron job that another host runs skip without failing.",
+                "With --shared or --exclusive, NAME is a read-write lock (of 16 readers, as holdfast.readWriteLock(NAME) in "
+                        + "Java): --shared runs share it, an --exclusive run excludes them all. With --permits N, NAME is a "
+                        + "semaphore of N permits and the run takes one. These are other locks than the plain lock NAME.",
                 "Put -- before COMMAND so that its options are not read as holdfast's."})
 final class RunCommand implements Callable<Integer> {
     @Spec
@@ -63,6 +74,16 @@ final class RunCommand implements Callable<Integer> {
             description = "Exit status when the lock is not acquired (taken, or not free within --wait), as flock -E; "
                     + "default: ${DEFAULT-VALUE}. Allowed: 0 to 255.")
     int conflictExitCode;
+    @Option(names = "--shared", description = "Take a read lock of the read-write lock NAME: shared with other --shared "
+            + "runs (up to 16 at once), excluded by an --exclusive run. A plain run of NAME is another lock and does not "
+            + "exclude it.")
+    boolean shared;
+    @Option(names = "--exclusive", description = "Take the write lock of the read-write lock NAME: no --shared or "
+            + "--exclusive run of NAME at the same time. A waiting --exclusive run is not overtaken by later --shared ones.")
+    boolean exclusive;
+    @Option(names = "--permits", paramLabel = "N", description = "Take one of the N permits of the semaphore NAME: at most "
+            + "N such runs at once. Every run of NAME must give the same N. Allowed: 1 to 64.")
+    Integer permits;
     @Parameters(index = "0", paramLabel = "NAME", description = "The lock name.")
     String name;
     @Parameters(index = "1..*", arity = "1..*", paramLabel = "COMMAND", description = "The command and its arguments.")
@@ -79,7 +100,7 @@ final class RunCommand implements Callable<Integer> {
             return ExitCodes.CANNOT_START;
         }
         try (Holdfast holdfast = store.connect()) {
-            DistributedLock lock = lease == null ? holdfast.lock(name) : holdfast.lock(name, lease, true);
+            Acquire lock = acquire(holdfast);
             CommandSupervisor supervisor = new CommandSupervisor(err, grace);
             supervisor.install();
             try {
@@ -99,42 +120,88 @@ final class RunCommand implements Callable<Integer> {
             }
             Durations.requireWait(wait);
             CommandSupervisor.requireGrace(grace);
+            if ((shared ? 1 : 0) + (exclusive ? 1 : 0) + (permits != null ? 1 : 0) > 1) {
+                throw new IllegalArgumentException("--shared, --exclusive and --permits are ways to take NAME; give one at most");
+            }
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
     }
 
-    private int runHolding(Holdfast holdfast, DistributedLock lock, CommandSupervisor supervisor, PrintWriter err) {
-        Optional<Hold> acquired;
+    /** What a run takes: a lock, a read or write lock, or a permit; the handle is made before anything waits. */
+    @FunctionalInterface
+    private interface Acquire {
+        /** Empty if not acquired within {@code wait} (not at all with zero). */
+        Optional<Held> within(Duration wait) throws InterruptedException;
+    }
+
+    /** What a run holds while COMMAND runs: a lock's {@link Hold} or a {@link PermitHold}, alike. */
+    private record Held(long fencingToken, BooleanSupplier valid, Supplier<String> lossReason,
+                        Consumer<HoldLostListener> onLost, Runnable close) {
+        static Held of(Hold h) {
+            return new Held(h.fencingToken(), h::isValid, h::lossReason, h::onLost, h::close);
+        }
+
+        static Held of(PermitHold h) {
+            return new Held(h.fencingToken(), h::isValid, h::lossReason, h::onLost, h::close);
+        }
+    }
+
+    private Acquire acquire(Holdfast holdfast) {
+        if (permits != null) {
+            DistributedSemaphore semaphore = lease == null ? holdfast.semaphore(name, permits)
+                    : holdfast.semaphore(name, permits, lease, true);
+            return w -> (w.isZero() ? semaphore.tryAcquire(1) : semaphore.tryAcquire(1, w)).map(Held::of);
+        }
+        if (shared || exclusive) {
+            DistributedReadWriteLock rw = lease == null ? holdfast.readWriteLock(name)
+                    : holdfast.readWriteLock(name, DistributedReadWriteLock.DEFAULT_MAX_READERS, lease, true);
+            PermitLock side = shared ? rw.readLock() : rw.writeLock();
+            return w -> (w.isZero() ? side.tryAcquire() : side.tryAcquire(w)).map(Held::of);
+        }
+        DistributedLock lock = lease == null ? holdfast.lock(name) : holdfast.lock(name, lease, true);
+        return w -> (w.isZero() ? lock.tryAcquire() : lock.tryAcquire(w)).map(Held::of);
+    }
+
+    /** How the run names what it takes, in messages. */
+    private String what() {
+        if (permits != null) {
+            return "a permit of semaphore '" + name + "' (" + permits + " permits)";
+        }
+        return shared ? "a read lock of '" + name + "'" : exclusive ? "the write lock of '" + name + "'" : "lock '" + name + "'";
+    }
+
+    private int runHolding(Holdfast holdfast, Acquire lock, CommandSupervisor supervisor, PrintWriter err) {
+        Optional<Held> acquired;
         try {
-            acquired = wait.isZero() ? lock.tryAcquire() : lock.tryAcquire(wait);
+            acquired = lock.within(wait);
         } catch (InterruptedException e) {
             String signal = supervisor.pendingSignal();
             err.println("holdfast: got SIG" + signal + " while waiting for '" + name + "'; nothing was run");
             return 128 + Processes.signalNumber(signal);
         }
         if (acquired.isEmpty()) {
-            err.println("holdfast: lock '" + name + "' " + (wait.isZero() ? "is taken; not waiting (--wait 0)"
-                    : "was not acquired within " + Durations.format(wait)) + heldBy(holdfast));
+            err.println("holdfast: " + what() + " " + (wait.isZero() ? "is taken; not waiting (--wait 0)"
+                    : "was not acquired within " + Durations.format(wait)) + (shared || exclusive || permits != null ? "" : heldBy(holdfast)));
             return conflictExitCode;
         }
-        Hold hold = acquired.get();
-        hold.onLost((h, reason) -> supervisor.lost("the hold on '" + name + "' (token " + h.fencingToken() + ")", reason));
+        Held hold = acquired.get();
+        hold.onLost().accept((h, reason) -> supervisor.lost("the hold on '" + name + "' (token " + hold.fencingToken() + ")", reason));
         ProcessBuilder builder = new ProcessBuilder(childCommand()).inheritIO();
         builder.environment().put("HOLDFAST_LOCK", name);
         builder.environment().put("HOLDFAST_FENCING_TOKEN", Long.toString(hold.fencingToken()));
 
-        CommandSupervisor.Start start = supervisor.start(builder, hold::isValid);
+        CommandSupervisor.Start start = supervisor.start(builder, hold.valid());
         if (start != CommandSupervisor.Start.STARTED) {
             releaseQuietly(hold, err);
             return supervisor.notStarted(start, command.get(0), "the hold on '" + name + "' was lost before '"
-                    + command.get(0) + "' started: " + hold.lossReason());
+                    + command.get(0) + "' started: " + hold.lossReason().get());
         }
         int status = supervisor.awaitChild();
         boolean terminatedForLoss = supervisor.terminatedForLoss();
         String lostBeforeRelease = null;
         try {
-            hold.close();
+            hold.close().run();
         } catch (LockLostException e) {
             lostBeforeRelease = e.getMessage();
         } catch (StoreUnavailableException e) {
@@ -142,7 +209,7 @@ final class RunCommand implements Callable<Integer> {
         }
         if (terminatedForLoss) {
             err.println("holdfast: '" + command.get(0) + "' was terminated (status " + status + ") because the hold on '"
-                    + name + "' was lost: " + hold.lossReason());
+                    + name + "' was lost: " + hold.lossReason().get());
             return ExitCodes.HOLD_LOST;
         }
         if (lostBeforeRelease != null) {
@@ -168,9 +235,9 @@ final class RunCommand implements Callable<Integer> {
         }
     }
 
-    private static void releaseQuietly(Hold hold, PrintWriter err) {
+    private static void releaseQuietly(Held hold, PrintWriter err) {
         try {
-            hold.close();
+            hold.close().run();
         } catch (RuntimeException e) {
             err.println("holdfast: warning: " + e.getMessage());
         }

@@ -31,7 +31,7 @@ import static org.assertj.core.api.Assertions.fail;
  * name, a lost part loses the whole) and leader election (one leader at a time, terms that increase, a killed
  * leader succeeded after its lease). Each test is short: 2 s leases and a few rounds, a few seconds per backend.
  */
-public abstract class RecipeConformance extends SharedClientConformance {
+public abstract class RecipeConformance extends PermitConformance {
     private static final Duration SOON = Duration.ofSeconds(20);
     private static final Duration LEASE = Duration.ofSeconds(2);
 

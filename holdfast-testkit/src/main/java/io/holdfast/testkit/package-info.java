@@ -17,6 +17,7 @@
  *
  * <p>The suite is a chain of base classes, each under a few hundred lines: {@link io.holdfast.testkit.ConformanceBase}
  * (clients, names, clean-up), {@link io.holdfast.testkit.SharedClientConformance} (many threads on one client),
+ * {@link io.holdfast.testkit.PermitConformance} (semaphores and read-write locks),
  * {@link io.holdfast.testkit.RecipeConformance} (multi-locks and leader election) and the suite itself.
  *
  * <p>{@link io.holdfast.testkit.LoopbackProxy} cuts TCP clients off a server;

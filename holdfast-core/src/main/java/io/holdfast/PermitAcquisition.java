@@ -1,0 +1,416 @@
+package io.holdfast;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * One acquire of k permits of a {@link DistributedSemaphore}, as a state machine: the gate first, then, while
+ * holding it, the permits, all under one deadline; then the gate is released and its token is the hold's.
+ *
+ * <pre>
+ *   GATE ──gate granted──▶ TRYING (one attempt each on k permits, from a random one, concurrently)
+ *   TRYING ──fewer than k taken; a tryAcquire: ──▶ TRYING (one attempt each on every permit not tried yet)
+ *          ──fewer than k taken; a wait, deadline ahead──▶ WAITING (a wait on every permit not taken)
+ *   WAITING ──a permit granted, fewer than k taken──▶ WAITING
+ *   TRYING, WAITING ──k taken──▶ DONE (a hold of the k permits; the gate released; extra grants given back)
+ *   GATE, TRYING, WAITING ──a wait or attempt failed, deadline, no permits left to try, the gate lost, the caller
+ *                            gave up (cancel, complete, interrupt) or the client closed──▶ DONE (all given back)
+ * </pre>
+ *
+ * <p>Invariants, checked on every transition: GATE holds nothing; TRYING and WAITING hold the gate and fewer than k
+ * permits; attempts are in flight only in TRYING; permit waits exist only in WAITING, on permits not taken, enough
+ * with those taken to make k; DONE holds nothing, has nothing in flight, and is final. Every hold that reaches this
+ * object has one owner: its callback keeps it in a state that wants it, and otherwise releases it; whoever moves to
+ * DONE owns what was held and gives it to the hold or back to the store. Transitions happen in {@link #move} under
+ * this object's lock; store calls, waits, releases and the future's completion run outside it.
+ */
+final class PermitAcquisition {
+    enum State {
+        /** Waiting for the gate. */
+        GATE,
+        /** Holding the gate; a round of single attempts on permits is in flight. */
+        TRYING,
+        /** Holding the gate; waiting on every permit not taken for enough of them. */
+        WAITING,
+        /** Over: the future is (being) completed; nothing is held by this acquire. */
+        DONE
+    }
+
+    private static final Map<State, Set<State>> ALLOWED = new EnumMap<>(Map.of(
+            State.GATE, EnumSet.of(State.TRYING, State.DONE),
+            State.TRYING, EnumSet.of(State.TRYING, State.WAITING, State.DONE),
+            State.WAITING, EnumSet.of(State.WAITING, State.DONE),
+            State.DONE, EnumSet.noneOf(State.class)));
+
+    final CompletableFuture<PermitHold> future = new CompletableFuture<>();
+    private final SemaphoreHandle semaphore;
+    private final int wanted;
+    /** For messages: "2 permits of semaphore 'x'", "the write lock of 'x'". */
+    private final String what;
+    /** Null: no waiting at all (tryAcquire()). */
+    private final Duration wait;
+    private final boolean forever;
+    private final long deadlineNanos;
+    private final int first;
+
+    // Guarded by this.
+    private State state = State.GATE;
+    private CompletableFuture<Hold> gateWait;
+    private Hold gate;
+    /** Permit index to its hold, in the order taken. */
+    private final Map<Integer, Hold> taken = new LinkedHashMap<>();
+    /** Permits tried so far, counted from {@link #first}. */
+    private int tried;
+    private int attemptsInFlight;
+    private RuntimeException attemptError;
+    private RuntimeException transientError;
+    /** Permit index to its wait (null until it is started). */
+    private final Map<Integer, CompletableFuture<Hold>> waits = new HashMap<>();
+
+    PermitAcquisition(SemaphoreHandle semaphore, int wanted, String what, Duration wait) {
+        this.semaphore = semaphore;
+        this.wanted = wanted;
+        this.what = what;
+        this.wait = wait;
+        this.forever = wait != null && wait.compareTo(Acquisition.FOREVER) >= 0;
+        this.deadlineNanos = System.nanoTime() + (wait == null || forever ? 0 : wait.toNanos());
+        this.first = ThreadLocalRandom.current().nextInt(semaphore.slots.size());
+        // Any completion by the caller (cancel, complete, orTimeout...) ends the wait; ours is a no-op here.
+        future.whenComplete((hold, error) -> giveUp());
+    }
+
+    /** Waits for the gate (with the whole wait), then for the permits. */
+    void start() {
+        CompletableFuture<Hold> f;
+        try {
+            f = semaphore.gate.acquireAsync(wait);
+        } catch (RuntimeException e) {
+            gateFailed(e); // the client is closed
+            return;
+        }
+        boolean over;
+        synchronized (this) {
+            over = state == State.DONE;
+            if (!over) {
+                gateWait = f;
+            }
+        }
+        if (over) {
+            f.cancel(false); // given up meanwhile; a grant racing it comes to gateGranted(), which releases it
+        }
+        f.whenComplete((hold, error) -> {
+            if (error == null) {
+                gateGranted(hold);
+            } else {
+                gateFailed(error);
+            }
+        });
+    }
+
+    /** Goes on from a gate taken already (a tryAcquire's). */
+    void startWith(Hold gateHold) {
+        gateGranted(gateHold);
+    }
+
+    private void gateGranted(Hold hold) {
+        List<Integer> round = null;
+        synchronized (this) {
+            if (state == State.GATE) {
+                gate = hold;
+                gateWait = null;
+                round = roundOf(wanted);
+                move(State.TRYING);
+            }
+        }
+        if (round == null) {
+            Handover.releaseQuietly(hold); // given up meanwhile
+            return;
+        }
+        hold.onLost((lost, reason) -> gateLost(reason));
+        attempt(round);
+    }
+
+    /** Picks the next {@code most} permits not tried yet and counts them in flight. Called under this. */
+    private List<Integer> roundOf(int most) {
+        int n = semaphore.slots.size();
+        List<Integer> round = new ArrayList<>();
+        while (round.size() < most && tried < n) {
+            round.add((first + tried++) % n);
+        }
+        attemptsInFlight = round.size();
+        return round;
+    }
+
+    /** One attempt on each permit of {@code round}, concurrently, on the client's I/O pool. */
+    private void attempt(List<Integer> round) {
+        for (int i : round) {
+            DistributedLock slot = semaphore.slots.get(i);
+            try {
+                CompletableFuture.supplyAsync(slot::tryAcquire, semaphore.client.io)
+                        .whenComplete((hold, error) -> attempted(i, hold, error));
+            } catch (RejectedExecutionException e) {
+                attempted(i, null, HoldfastClient.closedWhileWaiting());
+            }
+        }
+    }
+
+    private void attempted(int i, Optional<Hold> result, Throwable error) {
+        Hold hold = result == null ? null : result.orElse(null);
+        RuntimeException cause = error == null ? null : Handover.unwrap(error);
+        Hold extra = null;
+        Runnable next = null;
+        synchronized (this) {
+            if (state != State.TRYING) {
+                extra = hold; // over: given up meanwhile
+            } else {
+                attemptsInFlight--;
+                if (hold != null && taken.size() < wanted) {
+                    taken.put(i, hold);
+                } else {
+                    extra = hold; // a wider round found more than wanted
+                }
+                if (cause instanceof StoreUnavailableException && wait != null) {
+                    transientError = cause; // a wait retries it
+                } else if (cause != null && attemptError == null) {
+                    attemptError = cause;
+                }
+                if (attemptsInFlight == 0) {
+                    next = afterRound();
+                }
+            }
+        }
+        Handover.releaseQuietly(extra);
+        if (next != null) {
+            next.run();
+        }
+    }
+
+    /** A round of attempts is over: what next. Called under this, in TRYING. */
+    private Runnable afterRound() {
+        int n = semaphore.slots.size();
+        if (attemptError != null) {
+            return fail(attemptError);
+        }
+        if (taken.size() == wanted) {
+            return succeed();
+        }
+        if (wait == null) {
+            if (tried < n) {
+                List<Integer> round = roundOf(n);
+                move(State.TRYING);
+                return () -> attempt(round);
+            }
+            return fail(new LockTimeoutException(what + " not free")); // a tryAcquire's empty answer
+        }
+        if (!forever && System.nanoTime() - deadlineNanos >= 0) {
+            return fail(transientError != null ? transientError : timeout(taken.size() + " of " + wanted + " permits were free in time"));
+        }
+        List<Integer> toWait = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            if (!taken.containsKey(i)) {
+                toWait.add(i);
+                waits.put(i, null);
+            }
+        }
+        move(State.WAITING);
+        return () -> waitFor(toWait);
+    }
+
+    /** A wait, with what is left of the deadline, on each permit of {@code toWait}. */
+    private void waitFor(List<Integer> toWait) {
+        Duration left = forever ? Acquisition.FOREVER : Duration.ofNanos(Math.max(0, deadlineNanos - System.nanoTime()));
+        for (int i : toWait) {
+            CompletableFuture<Hold> f;
+            try {
+                f = semaphore.slots.get(i).acquireAsync(left);
+            } catch (RuntimeException e) {
+                slotFailed(i, e); // the client is closed
+                continue;
+            }
+            boolean over;
+            synchronized (this) {
+                over = state != State.WAITING || !waits.containsKey(i);
+                if (!over) {
+                    waits.put(i, f);
+                }
+            }
+            if (over) {
+                f.cancel(false); // a grant racing it comes to slotGranted(), which releases it
+            }
+            f.whenComplete((hold, error) -> {
+                if (error == null) {
+                    slotGranted(i, hold);
+                } else {
+                    slotFailed(i, error);
+                }
+            });
+        }
+    }
+
+    private void slotGranted(int i, Hold hold) {
+        boolean keep;
+        Runnable next = null;
+        synchronized (this) {
+            keep = state == State.WAITING && waits.containsKey(i);
+            if (keep) {
+                waits.remove(i);
+                taken.put(i, hold);
+                if (taken.size() == wanted) {
+                    next = succeed();
+                } else {
+                    move(State.WAITING);
+                }
+            }
+        }
+        if (!keep) {
+            Handover.releaseQuietly(hold); // over, or more came at once than were wanted
+        } else if (next != null) {
+            next.run();
+        }
+    }
+
+    private void slotFailed(int i, Throwable error) {
+        RuntimeException cause = Handover.unwrap(error);
+        Runnable next;
+        synchronized (this) {
+            if (state != State.WAITING || !waits.containsKey(i)) {
+                return; // over already: this wait was cancelled by it
+            }
+            waits.remove(i);
+            next = fail(cause instanceof LockTimeoutException
+                    ? timeout(taken.size() + " of " + wanted + " permits were free in time") : cause);
+        }
+        next.run();
+    }
+
+    private void gateFailed(Throwable error) {
+        RuntimeException cause = Handover.unwrap(error);
+        synchronized (this) {
+            if (state != State.GATE) {
+                return; // over already: the gate's wait was cancelled by it
+            }
+            gateWait = null;
+            move(State.DONE);
+        }
+        future.completeExceptionally(cause instanceof LockTimeoutException
+                ? timeout("'" + semaphore.gate.name() + "' stayed held by acquires ahead of it") : cause);
+    }
+
+    private void gateLost(String reason) {
+        Runnable next;
+        synchronized (this) {
+            if (state != State.TRYING && state != State.WAITING) {
+                return; // over: the gate was released or given back
+            }
+            next = fail(new HoldfastException("acquiring " + what + " failed: the gate '" + semaphore.gate.name()
+                    + "' was lost while taking permits (" + reason + "); none is held"));
+        }
+        next.run();
+    }
+
+    /** The caller completed the future (or an interrupt cancelled it): end the waits and give back what is held. */
+    private void giveUp() {
+        Handover over;
+        synchronized (this) {
+            if (state == State.DONE) {
+                return;
+            }
+            over = drop();
+        }
+        over.cancelWaits();
+        over.giveBack();
+    }
+
+    /** Moves to DONE and hands over everything held and in flight. Called under this. */
+    private Handover drop() {
+        List<CompletableFuture<Hold>> inFlight = new ArrayList<>();
+        if (gateWait != null) {
+            inFlight.add(gateWait);
+        }
+        for (CompletableFuture<Hold> w : waits.values()) {
+            if (w != null) {
+                inFlight.add(w);
+            }
+        }
+        Handover over = new Handover(gate, new ArrayList<>(taken.values()), inFlight);
+        gate = null;
+        gateWait = null;
+        taken.clear();
+        waits.clear();
+        attemptsInFlight = 0; // their holds come to attempted(), which releases them
+        move(State.DONE);
+        return over;
+    }
+
+    /** k permits taken: the hold gets them and the gate's token, then the gate is released. Called under this. */
+    private Runnable succeed() {
+        Handover over = drop();
+        return () -> {
+            over.cancelWaits();
+            Hold g = over.gate();
+            if (!g.isValid()) { // lost meanwhile: a later acquire may hold a greater token already
+                over.giveBack();
+                future.completeExceptionally(new HoldfastException("acquiring " + what + " failed: the gate '" + g.lockName()
+                        + "' was lost while taking permits (" + g.lossReason() + "); none is held"));
+                return;
+            }
+            SlotsHold hold = new SlotsHold(semaphore.name, g.fencingToken(), over.permits());
+            Handover.releaseQuietly(g);
+            if (!future.complete(hold)) {
+                SemaphoreHandle.closeQuietly(hold); // the caller gave up as the last permit came
+            }
+        };
+    }
+
+    /** Ends with {@code error} once everything is given back, on the I/O pool (this may be a timer thread). Called under this. */
+    private Runnable fail(RuntimeException error) {
+        Handover over = drop();
+        return () -> {
+            over.cancelWaits();
+            semaphore.client.runInBackground(() -> {
+                over.giveBack();
+                future.completeExceptionally(error);
+            });
+        };
+    }
+
+    private LockTimeoutException timeout(String detail) {
+        return new LockTimeoutException("acquiring " + what + " timed out after " + Durations.format(wait) + ": " + detail
+                + "; none is held");
+    }
+
+    /** The single place where the state changes; checks the invariants of the state entered. */
+    private void move(State next) {
+        if (!ALLOWED.get(state).contains(next)) {
+            throw Invariants.violated(this + ": no transition " + state + " -> " + next);
+        }
+        state = next;
+        boolean ok = switch (next) {
+            case GATE -> gate == null && taken.isEmpty();
+            case TRYING -> gate != null && taken.size() < wanted && waits.isEmpty() && gateWait == null;
+            case WAITING -> gate != null && taken.size() < wanted && attemptsInFlight == 0 && gateWait == null
+                    && taken.size() + waits.size() >= wanted && waits.keySet().stream().noneMatch(taken::containsKey);
+            case DONE -> gate == null && gateWait == null && taken.isEmpty() && waits.isEmpty() && attemptsInFlight == 0;
+        };
+        if (!ok) {
+            throw Invariants.violated(this + ": entering " + next + " with " + taken.size() + " of " + wanted + " permits, "
+                    + waits.size() + " waits, " + attemptsInFlight + " attempts in flight, gate " + (gate != null ? "held" : "not held"));
+        }
+    }
+
+    @Override
+    public synchronized String toString() {
+        return "PermitAcquisition[" + what + ", " + state + "]";
+    }
+}

@@ -1,0 +1,118 @@
+package io.holdfast;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/** {@link DistributedReadWriteLock}: a semaphore of {@code maxReaders} permits; a read takes one, a write all. */
+final class ReadWriteHandle implements DistributedReadWriteLock {
+    private final SemaphoreHandle semaphore;
+    private final Side read;
+    private final Side write;
+
+    private ReadWriteHandle(SemaphoreHandle semaphore) {
+        this.semaphore = semaphore;
+        this.read = new Side(semaphore, 1, "a read lock of '" + semaphore.name + "'");
+        this.write = new Side(semaphore, semaphore.permits(), "the write lock of '" + semaphore.name + "'");
+    }
+
+    /**
+     * @throws IllegalArgumentException saying what is allowed, for a bad name, number of readers or lease
+     */
+    static ReadWriteHandle of(HoldfastClient client, String name, int maxReaders, Duration lease, boolean renew) {
+        SemaphoreHandle.requireName("read-write lock", name);
+        if (maxReaders < 1 || maxReaders > DistributedSemaphore.MAX_PERMITS) {
+            throw new IllegalArgumentException("read-write lock '" + name + "' cannot allow " + maxReaders
+                    + " readers at once; allowed: 1 to " + DistributedSemaphore.MAX_PERMITS);
+        }
+        return new ReadWriteHandle(SemaphoreHandle.of(client, "read-write lock", name, maxReaders, lease, renew));
+    }
+
+    @Override
+    public String name() {
+        return semaphore.name;
+    }
+
+    @Override
+    public int maxReaders() {
+        return semaphore.permits();
+    }
+
+    @Override
+    public PermitLock readLock() {
+        return read;
+    }
+
+    @Override
+    public PermitLock writeLock() {
+        return write;
+    }
+
+    @Override
+    public FencedReadWriteLock asReadWriteLock() {
+        return new ThreadBoundReadWriteLock(read, write);
+    }
+
+    @Override
+    public String toString() {
+        return "DistributedReadWriteLock[" + semaphore.name + ", " + maxReaders() + " readers on " + semaphore.client.describe() + "]";
+    }
+
+    /** A fixed number of the semaphore's permits. */
+    static final class Side implements PermitLock {
+        private final SemaphoreHandle semaphore;
+        private final int permits;
+        private final String what;
+
+        Side(SemaphoreHandle semaphore, int permits, String what) {
+            this.semaphore = semaphore;
+            this.permits = permits;
+            this.what = what;
+        }
+
+        @Override
+        public String name() {
+            return semaphore.name;
+        }
+
+        @Override
+        public int permits() {
+            return permits;
+        }
+
+        @Override
+        public Optional<PermitHold> tryAcquire() {
+            return semaphore.tryTake(permits, what);
+        }
+
+        @Override
+        public Optional<PermitHold> tryAcquire(Duration wait) throws InterruptedException {
+            return semaphore.tryTake(permits, wait, what);
+        }
+
+        @Override
+        public PermitHold acquire(Duration wait) throws InterruptedException {
+            return semaphore.take(permits, wait, what);
+        }
+
+        @Override
+        public PermitHold acquire() throws InterruptedException {
+            return semaphore.take(permits, Acquisition.FOREVER, what);
+        }
+
+        @Override
+        public CompletableFuture<PermitHold> acquireAsync(Duration wait) {
+            return semaphore.takeAsync(permits, wait, what);
+        }
+
+        /** Waits as long as it takes, through interrupts (the flag is restored). */
+        PermitHold acquireUninterruptibly() {
+            return semaphore.takeUninterruptibly(permits, what);
+        }
+
+        @Override
+        public String toString() {
+            return what;
+        }
+    }
+}
