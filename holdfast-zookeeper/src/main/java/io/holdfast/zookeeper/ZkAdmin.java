@@ -43,19 +43,7 @@ final class ZkAdmin {
      * {@code list} began is never shown held.
      */
     private void caughtUp(ZooKeeper zk, String what) throws KeeperException {
-        try {
-            first.sync(zk).get(requestTimeoutMs, java.util.concurrent.TimeUnit.MILLISECONDS);
-        } catch (java.util.concurrent.ExecutionException e) {
-            if (e.getCause() instanceof KeeperException k) {
-                throw k;
-            }
-            throw first.unavailable(what + ": sync failed", e.getCause());
-        } catch (java.util.concurrent.TimeoutException e) {
-            throw first.unavailable(what + ": no answer to sync within " + requestTimeoutMs + " ms", e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw first.unavailable(what + ": interrupted", e);
-        }
+        first.catchUp(zk, what, requestTimeoutMs);
     }
 
 

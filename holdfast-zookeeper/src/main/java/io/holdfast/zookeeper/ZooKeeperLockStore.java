@@ -267,7 +267,9 @@ final class ZooKeeperLockStore implements LockStore {
                 throw e;
             }
         }
-        // Not ours, or not known here (another client's owner, a retry after a lost reply): look it up.
+        // Not ours, or not known here (another client's owner, a retry after a lost reply): look it up, after a sync,
+        // since this session did not create the node and its server may be a follower that has not applied the
+        // create yet (the ensemble conformance once saw a release by a held lock's owner id answer "not held").
         boolean uncertain = queue.uncertain(ownerId);
         queue.forgetOwner(ownerId);
         if (node != null) {
@@ -275,6 +277,7 @@ final class ZooKeeperLockStore implements LockStore {
         }
         try {
             ZooKeeper zk = first.zk(requestTimeoutMs);
+            first.catchUp(zk, what, requestTimeoutMs);
             List<String> queued = LockNodes.queue(QueueNodes.children(first, zk, dir, what));
             String prefix = LockNodes.nodePrefix(ownerId);
             boolean freed = false;

@@ -80,7 +80,13 @@ final class HolderLossScenario {
         assertThat(resource.write(hold.fencingToken())).as("the old holder's late write with its stale token").isFalse();
         String timings = "loss reported " + ms(lostAt.get() - faultAt) + " ms after the fault, next holder acquired "
                 + ms(acquiredAt.get() - faultAt) + " ms after it (" + reason.get() + ")";
-        next.close();
+        try {
+            next.close();
+        } catch (io.holdfast.LockLostException e) {
+            // The next holder's own lease may run out while the ensemble is still electing a leader on a loaded
+            // machine: a loss it is told of, which the contract allows. What this scenario proves is above.
+            timings += "; the next holder's own hold was lost before its close (" + e.getMessage() + ")";
+        }
         return timings;
     }
 
