@@ -17,14 +17,18 @@ import java.util.concurrent.Callable;
 
 /** {@code holdfast list [PREFIX]}: the held locks, in name order. */
 @Command(name = "list", sortOptions = false,
-        description = "Lists held locks whose names start with PREFIX (all if omitted), in name order.")
+        description = {"Lists held locks whose names start with PREFIX (all if omitted), in name order.",
+                "The locks of a semaphore or read-write lock NAME show under a row NAME with the number of permits held "
+                        + "(a read holds one, a write all): each permit NAME#permit-i held, and NAME#gate as acquiring while "
+                        + "an acquire takes its permits."})
 final class ListCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
     @Mixin
     StoreOptions store;
     @Option(names = "--json", description = "Print a JSON array of objects: name, held, holder, ownerId, "
-            + "fencingToken, leaseRemainingMillis.")
+            + "fencingToken, leaseRemainingMillis; a semaphore's locks also have semaphore (its name) and permit (the "
+            + "index, null for its gate).")
     boolean json;
     @Option(names = "--limit", paramLabel = "N", defaultValue = "100",
             description = "Show at most N locks (default: ${DEFAULT-VALUE}).")
@@ -48,14 +52,16 @@ final class ListCommand implements Callable<Integer> {
         if (json) {
             List<Object> array = new ArrayList<>();
             for (LockInfo info : locks) {
-                array.add(LockViews.json(info));
+                Json.Obj obj = LockViews.json(info);
+                PermitViews.member(info).ifPresent(m -> obj.put("semaphore", m.semaphore()).put("permit", m.isGate() ? null : m.permit()));
+                array.add(obj);
             }
             out.println(Json.write(array));
         } else if (locks.isEmpty()) {
             out.println((prefix.isEmpty() ? "no held locks" : "no held locks start with '" + prefix + "'")
                     + missing.map(p -> " (no database file at " + p + ")").orElse(""));
         } else {
-            out.print(LockViews.table(locks).render());
+            out.print(PermitViews.listTable(locks).render());
             if (locks.size() == limit) {
                 out.println("(showing the first " + limit + "; raise --limit for more)");
             }

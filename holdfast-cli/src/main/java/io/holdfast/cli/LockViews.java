@@ -12,12 +12,22 @@ final class LockViews {
     }
 
     static Table table(List<LockInfo> locks) {
-        Table table = new Table("NAME", "HELD", "HOLDER", "OWNER ID", "TOKEN", "LEASE LEFT").alignRight(4, 5);
+        Table table = empty();
         for (LockInfo info : locks) {
-            table.row(info.name(), info.held() ? "yes" : "no", info.holder(), info.ownerId(), info.fencingToken(),
-                    info.held() ? leaseLeft(info.leaseRemaining()) : null);
+            row(table, info);
         }
         return table;
+    }
+
+    /** A table of locks without rows: name, held, holder, owner id, token, lease left. */
+    static Table empty() {
+        return new Table("NAME", "HELD", "HOLDER", "OWNER ID", "TOKEN", "LEASE LEFT").alignRight(4, 5);
+    }
+
+    /** Adds {@code info} to a table with {@link #table}'s columns. */
+    static void row(Table table, LockInfo info) {
+        table.row(info.name(), info.held() ? "yes" : "no", info.holder(), info.ownerId(), info.fencingToken(),
+                info.held() ? leaseLeft(info.leaseRemaining()) : null);
     }
 
     static Json.Obj json(LockInfo info) {

@@ -1,5 +1,6 @@
 package io.holdfast.cli;
 
+import io.holdfast.DistributedSemaphore;
 import io.holdfast.Holdfast;
 import io.holdfast.LockInfo;
 import io.holdfast.LockNames;
@@ -16,10 +17,15 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 
-/** {@code holdfast status NAME}: one lock's holder, owner, fencing token and lease left. */
+/**
+ * {@code holdfast status NAME}: one lock's holder, owner, fencing token and lease left; and the permits held of the
+ * semaphore or read-write lock NAME, if any.
+ */
 @Command(name = "status", sortOptions = false,
         description = {"Shows who holds lock NAME: holder (host:pid), owner id, fencing token and the lease left "
                 + "by the store's clock. A free lock shows the last token issued.",
+                "If NAME is a semaphore or read-write lock (its locks NAME#permit-i are held), shows the permits held "
+                        + "(a read holds one, a write all) and who is acquiring (NAME#gate).",
                 "Exits 0 whether or not the lock is held; use --json and its \"held\" field in scripts."})
 final class StatusCommand implements Callable<Integer> {
     @Spec
@@ -27,8 +33,12 @@ final class StatusCommand implements Callable<Integer> {
     @Mixin
     StoreOptions store;
     @Option(names = "--json", description = "Print one JSON object: name, known, held, holder, ownerId, fencingToken, "
-            + "leaseRemainingMillis (null where there is nothing to say).")
+            + "leaseRemainingMillis (null where there is nothing to say), and semaphore: null, or the permits held of "
+            + "the semaphore NAME (permitsHeld, permits, atLeastPermits, holders, held, gate).")
     boolean json;
+    @Option(names = "--permits", paramLabel = "N", description = "The permits of the semaphore NAME (a read-write lock's "
+            + "readers at once), which the store does not record: says how many of N are held and free.")
+    Integer permits;
     @Parameters(paramLabel = "NAME", description = "The lock name.")
     String name;
 
@@ -39,11 +49,17 @@ final class StatusCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
+        if (permits != null && (permits < 1 || permits > DistributedSemaphore.MAX_PERMITS)) {
+            throw new ParameterException(spec.commandLine(), "--permits " + permits + " is not allowed; allowed: 1 to "
+                    + DistributedSemaphore.MAX_PERMITS);
+        }
         Optional<LockInfo> info = Optional.empty();
+        PermitViews.Semaphore semaphore = new PermitViews.Semaphore(name, List.of(), null);
         Optional<java.nio.file.Path> missing = store.missingSqliteFile();
         if (missing.isEmpty()) {
             try (Holdfast holdfast = store.connect()) {
                 info = holdfast.admin().status(name);
+                semaphore = PermitViews.lookUp(holdfast.admin(), name);
             }
         }
         PrintWriter out = spec.commandLine().getOut();
@@ -52,14 +68,34 @@ final class StatusCommand implements Callable<Integer> {
                     .orElseGet(() -> Json.object().put("name", name).put("known", false).put("held", false)
                             .put("holder", null).put("ownerId", null).put("fencingToken", null)
                             .put("leaseRemainingMillis", null));
+            obj.put("semaphore", semaphore.isEmpty() && permits == null ? null : PermitViews.json(semaphore, permits));
             out.println(obj);
-        } else if (info.isEmpty()) {
-            out.println("lock '" + name + "' is not known to the store ("
-                    + missing.map(p -> "no database file at " + p).orElse("never taken") + ")");
         } else {
-            out.print(LockViews.table(List.of(info.get())).render());
+            boolean showSemaphore = (!semaphore.isEmpty() || permits != null) && missing.isEmpty();
+            if (info.isPresent()) {
+                out.print(LockViews.table(List.of(info.get())).render());
+            } else if (!showSemaphore) {
+                out.println("lock '" + name + "' is not known to the store ("
+                        + missing.map(p -> "no database file at " + p).orElse("never taken") + ")");
+            }
+            if (showSemaphore) {
+                if (info.isPresent()) {
+                    out.println();
+                }
+                printSemaphore(out, semaphore);
+            }
         }
         out.flush();
         return ExitCodes.OK;
+    }
+
+    private void printSemaphore(PrintWriter out, PermitViews.Semaphore semaphore) {
+        out.println(PermitViews.summary(semaphore, permits));
+        if (!semaphore.permits().isEmpty()) {
+            out.print(PermitViews.permitTable(semaphore).render());
+        }
+        if (semaphore.gate() != null) {
+            out.println(PermitViews.gateLine(semaphore.gate()));
+        }
     }
 }

@@ -63,6 +63,11 @@ final class TortureCommand implements Callable<Integer> {
     @Option(names = "--threads", paramLabel = "N", defaultValue = "1",
             description = "Threads sharing one client in every other client process (clients 1, 3, ...; the others run one) (1 to 16; default: ${DEFAULT-VALUE}).")
     int threads;
+    @Option(names = "--permits", paramLabel = "N", defaultValue = "1",
+            description = "Each round takes one of N permits of a semaphore instead of the lock, and the check allows N holds "
+                    + "at once, not more (1 to 64; default: ${DEFAULT-VALUE}, the lock). The write-fenced and unguarded counters "
+                    + "then lose updates by design.")
+    int permits;
     @Option(names = "--report", paramLabel = "DIR", defaultValue = "holdfast-torture",
             description = "Directory for report.txt, report.html, history.tsv and the client logs (default: ${DEFAULT-VALUE}).")
     Path report;
@@ -130,7 +135,7 @@ final class TortureCommand implements Callable<Integer> {
         TortureSettings.Builder b = (cluster != null ? TortureSettings.builder(cluster)
                 : TortureSettings.builder(uri != null ? uri : "sqlite:" + dir.resolve("locks.db")))
                 .clients(clients).duration(duration).faults(faultSet).reportDir(dir).lease(lease).think(think).registerUrl(register)
-                .threads(threads);
+                .threads(threads).permits(permits);
         if (seed != null) {
             b.seed(seed);
         }

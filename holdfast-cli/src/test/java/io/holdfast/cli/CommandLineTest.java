@@ -134,6 +134,12 @@ class CommandLineTest {
     }
 
     @Test
+    void statusPermitsOutsideWhatASemaphoreHasIsAUsageError() {
+        assertThat(run("status", "--uri", UNREACHABLE, "--permits", "65", "pool")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err.toString()).contains("--permits 65 is not allowed; allowed: 1 to 64");
+    }
+
+    @Test
     void unreachableStoreExits69NamingTheAddress() {
         assertThat(run("status", "--uri", UNREACHABLE, "job")).isEqualTo(ExitCodes.STORE_UNAVAILABLE);
         assertThat(err.toString()).contains("postgresql").contains("127.0.0.1:1");

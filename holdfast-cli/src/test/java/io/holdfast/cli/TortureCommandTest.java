@@ -43,6 +43,8 @@ class TortureCommandTest {
         assertThat(err.toString()).contains("--topology and --uri do not go together");
         assertThat(run("torture", "--report", dir.toString(), "--threads", "17")).isEqualTo(ExitCodes.USAGE);
         assertThat(err.toString()).contains("allowed: 1 to 16");
+        assertThat(run("torture", "--report", dir.toString(), "--permits", "65")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err.toString()).contains("permits 65 is not allowed; allowed: 1 (the lock) to 64 (a semaphore)");
         assertThat(Files.exists(dir.resolve("history"))).isFalse();
     }
 

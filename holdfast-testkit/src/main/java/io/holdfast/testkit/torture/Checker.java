@@ -21,7 +21,8 @@ import java.util.Map;
  *       the death of its process). Two holds of different processes that overlap, neither of them ever
  *       reported lost, are a violation: both clients were entitled to believe they alone held the lock.
  *       Overlaps in which one hold was reported lost (its listener fired, or its release said so) are
- *       counted apart: the contract allows them, and the fencing check must catch what they write;</li>
+ *       counted apart: the contract allows them, and the fencing check must catch what they write. With N
+ *       permits of a semaphore, N holds may overlap and a hold granted beside N others is over N ({@link PermitCheck});</li>
  *   <li><b>fencing tokens</b>: an acquisition that began after another completed must get a greater token,
  *       and no two acquisitions share one;</li>
  *   <li><b>lost updates</b>, for each counter: applied writes the final value does not reflect, and the
@@ -209,10 +210,10 @@ final class Checker {
         List<HoldOverlap> violations = new ArrayList<>();
         List<HoldOverlap> unreported = new ArrayList<>();
         List<HoldOverlap> stale = new ArrayList<>();
-        overlaps(holds, faults, settings.lease().toNanos() / 1_000, violations, unreported, stale);
+        PermitCheck.overlaps(holds, settings.permits(), faults, settings.lease().toNanos() / 1_000, violations, unreported, stale);
         List<HoldOverlap> found = new ArrayList<>(violations);
         found.addAll(unreported);
-        violations.addAll(validWhileAnotherHeld(holds, validitySamples, found));
+        violations.addAll(PermitCheck.validWhileOthersHeld(holds, validitySamples, settings.permits(), found));
         violations.sort(Comparator.comparingLong(HoldOverlap::startMicros));
         List<TokenViolation> tokenViolations = tokens(holds);
 

@@ -75,7 +75,7 @@ final class HtmlReport {
         b.append("<h2>Verdict</h2>\n<ul id=\"verdict\">\n");
         item(b, fencedOk ? "ok" : "bad", (fencedOk ? "OK" : "VIOLATED") + ": with the fencing guard, " + fenced.lostUpdates()
                 + " lost updates (" + fenced.writesOk() + " applied, " + fenced.writesRejected() + " rejected by the fence)");
-        item(b, a.violations().isEmpty() ? "ok" : "bad", (a.violations().isEmpty() ? "OK" : "VIOLATED") + ": mutual exclusion, "
+        item(b, a.violations().isEmpty() ? "ok" : "bad", (a.violations().isEmpty() ? "OK" : "VIOLATED") + ": " + TextReport.exclusion(a.settings()) + ", "
                 + a.violations().size() + " overlaps of holds never reported lost (" + a.holds().size() + " holds)");
         item(b, a.unreportedLosses().isEmpty() ? "ok" : "bad", (a.unreportedLosses().isEmpty() ? "OK" : "VIOLATED")
                 + ": lost-hold reporting, " + a.unreportedLosses().size() + " overlaps in which a holder frozen or cut off past its lease "

@@ -30,7 +30,8 @@ final class TextReport {
         line(b, "store:    " + a.store() + "  (" + Uris.redact(s.uri()) + ")");
         line(b, "run:      " + s.clients() + " client processes, " + Durations.format(s.duration()) + ", lease "
                 + Durations.format(s.lease()) + ", pause between read and write up to " + Durations.format(s.think())
-                + ", acquire wait " + Durations.format(s.acquireWait()) + ", seed " + s.seed());
+                + ", acquire wait " + Durations.format(s.acquireWait()) + ", seed " + s.seed()
+                + (s.permits() > 1 ? "; each round takes 1 of " + s.permits() + " permits of a semaphore, not the lock" : ""));
         line(b, "faults:   " + (s.faults().isEmpty() ? "none" : s.faults().stream().map(Fault::label).collect(Collectors.joining(","))));
         line(b, "register: " + (s.registerUrl() == null ? "SQLite file register.db in the report directory" : Uris.redact(s.registerUrl())));
         line(b, "");
@@ -72,11 +73,14 @@ final class TextReport {
                     + (idle.size() > 20 ? ", ..." : "") + ")"));
         line(b, "");
 
+        String most = s.permits() == 1 ? "two holds overlapped" : "more than " + s.permits() + " holds were in force at once";
         if (a.violations().isEmpty()) {
-            line(b, "Mutual exclusion: OK, no two holds overlapped unless one was reported lost (" + a.holds().size() + " holds checked).");
+            line(b, capitalized(exclusion(s)) + ": OK, no " + most + " unless one was reported lost (" + a.holds().size() + " holds checked).");
         } else {
-            line(b, "Mutual exclusion: VIOLATED, " + a.violations().size() + " overlaps of holds neither of which was ever reported lost, "
-                    + "with no pause or partition to explain them:");
+            line(b, s.permits() == 1 ? "Mutual exclusion: VIOLATED, " + a.violations().size() + " overlaps of holds neither of which was "
+                    + "ever reported lost, with no pause or partition to explain them:"
+                    : capitalized(exclusion(s)) + ": VIOLATED, " + a.violations().size() + " holds granted beside " + s.permits()
+                    + " others, none of them ever reported lost, with no pause or partition to explain it (each with the latest of those):");
             for (HoldOverlap o : a.violations().subList(0, Math.min(LISTED, a.violations().size()))) {
                 line(b, "  " + overlap(o, a.startMicros()));
             }
@@ -160,16 +164,20 @@ final class TextReport {
         boolean fencedOk = fenced.lostUpdates() == 0 && fenced.staleWrites().isEmpty() && fenced.unexplained() == 0;
         line(b, "  " + (fencedOk ? "OK" : "VIOLATED") + "  with the fencing guard: " + fenced.lostUpdates() + " lost updates"
                 + (fenced.writesRejected() > 0 ? " (" + fenced.writesRejected() + " stale writes or claims rejected by the fence)" : ""));
-        line(b, "  " + (a.violations().isEmpty() ? "OK" : "VIOLATED") + "  mutual exclusion: " + a.violations().size() + " overlaps of valid holds");
+        line(b, "  " + (a.violations().isEmpty() ? "OK" : "VIOLATED") + "  " + exclusion(s) + ": " + a.violations().size()
+                + (s.permits() == 1 ? " overlaps of valid holds" : " times more than " + s.permits() + " valid holds"));
         line(b, "  " + (a.unreportedLosses().isEmpty() ? "OK" : "VIOLATED") + "  lost-hold reporting: " + a.unreportedLosses().size()
                 + " overlaps with a holder never told of its loss");
         line(b, "  " + (a.tokenViolations().isEmpty() ? "OK" : "VIOLATED") + "  fencing tokens: " + a.tokenViolations().size() + " violations");
         for (RegisterOutcome r : a.registers().subList(1, a.registers().size())) {
             line(b, "  " + (r.lostUpdates() == 0 && r.staleWrites().isEmpty() ? "none seen" : "SEEN") + "  " + r.label() + ": "
-                    + r.lostUpdates() + " lost updates, " + r.staleWrites().size() + " stale writes");
+                    + r.lostUpdates() + " lost updates, " + r.staleWrites().size() + " stale writes"
+                    + (s.permits() > 1 ? " (expected: " + s.permits() + " holders may write at once)" : ""));
         }
+        // With permits, holders overlap by design: only the claim-fenced counter must stay exact.
         boolean clean = fencedOk && a.violations().isEmpty() && a.unreportedLosses().isEmpty() && a.tokenViolations().isEmpty()
-                && a.registers().stream().allMatch(r -> r.lostUpdates() == 0 && r.staleWrites().isEmpty() && r.unexplained() == 0);
+                && a.registers().stream().allMatch(r -> r.unexplained() == 0
+                        && (s.permits() > 1 || (r.lostUpdates() == 0 && r.staleWrites().isEmpty())));
         line(b, clean ? "  This run saw no anomaly of any kind it checks for."
                 : "  Anomalies were seen; the lines above say which, when and by whom.");
         line(b, "");
@@ -180,6 +188,15 @@ final class TextReport {
     static String overlap(HoldOverlap o, long origin) {
         return "client " + o.clientA() + " (token " + o.tokenA() + ") and client " + o.clientB() + " (token " + o.tokenB() + ") from "
                 + seconds(o.startMicros() - origin) + " for " + String.format(Locale.ROOT, "%.1f ms", (o.endMicros() - o.startMicros()) / 1e3);
+    }
+
+    /** What exclusion the run checks: {@code mutual exclusion}, or {@code at most 2 holders (2 permits)}. */
+    static String exclusion(TortureSettings s) {
+        return s.permits() == 1 ? "mutual exclusion" : "at most " + s.permits() + " holders (" + s.permits() + " permits)";
+    }
+
+    private static String capitalized(String text) {
+        return Character.toUpperCase(text.charAt(0)) + text.substring(1);
     }
 
     static String seconds(long micros) {

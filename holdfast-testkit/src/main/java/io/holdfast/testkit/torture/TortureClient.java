@@ -1,8 +1,6 @@
 package io.holdfast.testkit.torture;
 
-import io.holdfast.DistributedLock;
 import io.holdfast.Durations;
-import io.holdfast.Hold;
 import io.holdfast.Holdfast;
 import io.holdfast.LockLostException;
 import io.holdfast.LockTimeoutException;
@@ -26,11 +24,11 @@ import java.util.Random;
  * (guarded as its kind says), release. Every operation's invocation and completion goes to its history
  * file (see {@link Event}); nothing is checked here.
  *
- * <p>Deliberately, it never calls {@link Hold#checkValid()} before writing: a real client's check can be
+ * <p>Deliberately, it never calls {@link io.holdfast.Hold#checkValid()} before writing: a real client's check can be
  * followed by a GC pause, and the harness puts the pause right there. Only the resource's fencing check
  * stands between a stale holder and the counters.
  *
- * <p>Just before writing, it records what {@link Hold#isValid()} says (the time taken before the call):
+ * <p>Just before writing, it records what {@link io.holdfast.Hold#isValid()} says (the time taken before the call):
  * a hold that says it is valid while another actor's hold has been granted is a mutual-exclusion violation
  * the checker can prove from the history alone.
  *
@@ -47,7 +45,9 @@ import java.util.Random;
  * runner is gone), and in any case after {@code --max-lifetime}.
  *
  * <p>Usage: {@code TortureClient --uri URI --register JDBC_URL --run RUN_ID --lock NAME --client N
- * --incarnation I --history FILE --lease D --think D --wait D --seed S --max-lifetime D [--threads N]}.
+ * --incarnation I --history FILE --lease D --think D --wait D --seed S --max-lifetime D [--threads N] [--permits N]}.
+ * With {@code --permits N} (N &gt; 1) each round takes one permit of the semaphore NAME of N permits instead of the
+ * lock NAME.
  */
 public final class TortureClient {
     /** Printed once the client is connected and about to loop. */
@@ -152,7 +152,7 @@ public final class TortureClient {
             if (sayReady) {
                 say(READY);
             }
-            DistributedLock lock = holdfast.lock(arg("lock"), lease, true);
+            TortureLock lock = TortureLock.of(holdfast, arg("lock"), lease, Integer.parseInt(args.getOrDefault("permits", "1")));
             while (!stopping && System.nanoTime() - deadline < 0) {
                 round(lock, register, history, thread, think, wait, random);
             }
@@ -186,10 +186,10 @@ public final class TortureClient {
         return null;
     }
 
-    private void round(DistributedLock lock, Register register, History.Writer history, int thread, Duration think, Duration wait,
+    private void round(TortureLock lock, Register register, History.Writer history, int thread, Duration think, Duration wait,
                        Random random) throws InterruptedException {
         history.record(Event.OP_ACQUIRE, Event.INVOKE, 0, 0, "");
-        Hold hold;
+        TortureLock.Held hold;
         try {
             hold = lock.acquire(wait);
         } catch (LockTimeoutException e) {
@@ -222,7 +222,7 @@ public final class TortureClient {
     }
 
     /** Claim, read, pause, write: the work the lock is meant to protect. */
-    private void critical(Hold hold, Register register, History.Writer history, int thread, long token, Duration think, Random random)
+    private void critical(TortureLock.Held hold, Register register, History.Writer history, int thread, long token, Duration think, Random random)
             throws InterruptedException {
         boolean claimed;
         history.record(Event.OP_CLAIM, Event.INVOKE, token, 0, "");
@@ -273,7 +273,7 @@ public final class TortureClient {
     }
 
     /** Records whether the hold says it is valid, with the time taken before asking; returns what it said. */
-    private static boolean recordValidity(Hold hold, History.Writer history, long token) {
+    private static boolean recordValidity(TortureLock.Held hold, History.Writer history, long token) {
         long before = Event.now();
         boolean valid = hold.isValid();
         history.recordAt(before, Event.OP_VALID, valid ? Event.OK : Event.FAIL, token, 0, valid ? "" : String.valueOf(hold.lossReason()));

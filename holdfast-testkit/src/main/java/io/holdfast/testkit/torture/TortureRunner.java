@@ -129,7 +129,7 @@ public final class TortureRunner {
                     + e.getMessage() + " (is its JDBC driver on the class path?)", e);
         }
         progress.accept("torture: " + settings.clients() + " clients" + (settings.threads() > 1 ? " (odd ones with " + settings.threads()
-                + " threads)" : "") + " on " + store + " for " + Durations.format(settings.duration())
+                + " threads)" : "") + (settings.permits() > 1 ? " taking 1 of " + settings.permits() + " permits" : "") + " on " + store + " for " + Durations.format(settings.duration())
                 + ", faults " + (settings.faults().isEmpty() ? "none" : String.join(",", settings.faults().stream().map(Fault::label).toList()))
                 + ", lease " + Durations.format(settings.lease()) + "; run " + runId + ", report in " + dir);
 
@@ -252,7 +252,8 @@ public final class TortureRunner {
                 "--wait", Durations.format(settings.acquireWait()),
                 "--seed", Long.toString(settings.seed()),
                 "--max-lifetime", Durations.format(settings.duration().multipliedBy(3).plus(Duration.ofMinutes(5))),
-                "--threads", Integer.toString(settings.threadsOf(client))));
+                "--threads", Integer.toString(settings.threadsOf(client)),
+                "--permits", Integer.toString(settings.permits())));
         return ClientProcess.start(client, incarnation, clusterRun == null ? cmd : clusterRun.clientCommand(client, cmd),
                 logDir.resolve("client-" + client + "-" + incarnation + ".log"));
     }
@@ -450,7 +451,9 @@ public final class TortureRunner {
                 ClientProcess successor = null;
                 while (successor == null && System.nanoTime() - latest < 0 && !stopping) {
                     for (ClientProcess p : clients) {
-                        if (p != target && p.isAlive() && p.betweenReadAndWrite() && p.holding() != token) {
+                        // With permits, another client may hold one already: wait for a later acquisition.
+                        if (p != target && p.isAlive() && p.betweenReadAndWrite() && p.holding() != token
+                                && (settings.permits() == 1 || p.holding() > token)) {
                             successor = p;
                         }
                     }

@@ -1,5 +1,6 @@
 package io.holdfast.testkit.torture;
 
+import io.holdfast.DistributedSemaphore;
 import io.holdfast.Durations;
 
 import java.nio.file.Path;
@@ -31,10 +32,13 @@ import java.util.Set;
  *        store at {@code uri}
  * @param threads threads sharing one Holdfast client in every other client process (clients 1, 3, 5...; the
  *        others run one thread, so both shapes run side by side); 1 to 16, 1 for single-threaded clients only
+ * @param permits 1: the clients take the lock; 2 to {@link DistributedSemaphore#MAX_PERMITS}: each round takes one permit of
+ *        a semaphore of that many instead, and the checker allows that many valid holds at once, not more
  */
 public record TortureSettings(String uri, String registerUrl, int clients, Duration duration, Set<Fault> faults,
                               Path reportDir, Duration lease, Duration think, Duration acquireWait, long seed,
-                              List<String> clientJvmOptions, Duration restartDowntime, Topology topology, int threads) {
+                              List<String> clientJvmOptions, Duration restartDowntime, Topology topology, int threads,
+                              int permits) {
 
     /** Checks every setting and says what is allowed. */
     public TortureSettings {
@@ -59,6 +63,10 @@ public record TortureSettings(String uri, String registerUrl, int clients, Durat
         }
         if (threads < 1 || threads > 16) {
             throw new IllegalArgumentException("threads " + threads + " is not allowed; allowed: 1 to 16");
+        }
+        if (permits < 1 || permits > DistributedSemaphore.MAX_PERMITS) {
+            throw new IllegalArgumentException("permits " + permits + " is not allowed; allowed: 1 (the lock) to "
+                    + DistributedSemaphore.MAX_PERMITS + " (a semaphore)");
         }
         if (topology != null && registerUrl != null) {
             throw new IllegalArgumentException("a register database (" + registerUrl + ") is not allowed with a topology: the clients "
@@ -90,6 +98,7 @@ public record TortureSettings(String uri, String registerUrl, int clients, Durat
         private final Topology topology;
         private Set<Fault> faults = new LinkedHashSet<>(Fault.SINGLE_SERVER);
         private int threads = 1;
+        private int permits = 1;
         private Path reportDir = Path.of("torture-report");
         private Duration lease = Duration.ofSeconds(2);
         private Duration think = Duration.ofMillis(60);
@@ -106,6 +115,12 @@ public record TortureSettings(String uri, String registerUrl, int clients, Durat
         /** Threads sharing one client in every other client process; default 1. */
         public Builder threads(int n) {
             this.threads = n;
+            return this;
+        }
+
+        /** Permits of the semaphore the clients take one of each round; default 1: the lock itself. */
+        public Builder permits(int n) {
+            this.permits = n;
             return this;
         }
 
@@ -181,7 +196,7 @@ public record TortureSettings(String uri, String registerUrl, int clients, Durat
         /** @throws IllegalArgumentException if a setting is out of range, saying what is allowed */
         public TortureSettings build() {
             return new TortureSettings(uri, registerUrl, clients, duration, faults, reportDir, lease, think, acquireWait,
-                    seed, clientJvmOptions, restartDowntime, topology, threads);
+                    seed, clientJvmOptions, restartDowntime, topology, threads, permits);
         }
     }
 }

@@ -19,8 +19,12 @@ class CheckerTest {
     private final List<Event> events = new ArrayList<>();
 
     private static TortureSettings settings() {
+        return settings(1);
+    }
+
+    private static TortureSettings settings(int permits) {
         return TortureSettings.builder("sqlite:x.db").clients(2).duration(Duration.ofSeconds(10)).lease(Duration.ofSeconds(2))
-                .reportDir(Path.of("unused")).build();
+                .reportDir(Path.of("unused")).permits(permits).build();
     }
 
     private void at(long ms, int client, String op, String type, long token, long value) {
@@ -42,8 +46,12 @@ class CheckerTest {
     }
 
     private Checker.Analysis check(long... finals) {
+        return checkWithPermits(1, finals);
+    }
+
+    private Checker.Analysis checkWithPermits(int permits, long... finals) {
         events.sort(java.util.Comparator.comparingLong(Event::micros));
-        return Checker.check("test store", settings(), T0, T0 + 10_000_000, events, List.of(), List.of(), finals);
+        return Checker.check("test store", settings(permits), T0, T0 + 10_000_000, events, List.of(), List.of(), finals);
     }
 
     @Test
@@ -278,5 +286,73 @@ class CheckerTest {
         Event single = new Event(T0, 3, 2, Event.OP_ACQUIRE, Event.OK, 7, 0, "x");
         assertThat(single.toLine().split("\t")).hasSize(8);
         assertThat(Event.parse(single.toLine())).isEqualTo(single);
+    }
+
+    // Semaphore runs (settings permits N > 1): each round takes one of N permits, so N holds may overlap, not N + 1.
+
+    @Test
+    void withTwoPermitsTwoHoldsAtOnceAreAllowedAndAThirdIsOverN() {
+        round(1, 10, 100, 400, 0);
+        round(2, 11, 200, 500, 0);
+
+        assertThat(checkWithPermits(2, 1, 1, 1).violations()).as("two holds of two permits").isEmpty();
+        assertThat(checkWithPermits(1, 1, 1, 1).violations()).as("the same history on the lock").hasSize(1);
+
+        round(3, 12, 300, 350, 0);   // granted while clients 1 and 2 both held a permit
+        round(3, 13, 450, 470, 1);   // client 1 had released: two again
+        Checker.Analysis a = checkWithPermits(2, 1, 1, 1);
+
+        assertThat(a.violations()).singleElement().satisfies(o -> {
+            assertThat(List.of(o.clientA(), o.tokenA(), o.clientB(), o.tokenB())).containsExactly("2.1", 11L, "3.1", 12L);
+            assertThat(o.startMicros()).isEqualTo(T0 + 300_000);
+            assertThat(o.endMicros()).as("until the first of the three ends").isEqualTo(T0 + 350_000);
+        });
+        assertThat(a.staleOverlaps()).isEmpty();
+        assertThat(a.tokenViolations()).isEmpty();
+    }
+
+    @Test
+    void withTwoPermitsAThirdHoldBesideALostOneIsStaleNotOverN() {
+        round(1, 10, 100, 4_000, 0);
+        at(3_900, 1, Event.OP_LOST, Event.OK, 10, 0);
+        round(2, 11, 2_500, 3_000, 0);
+        round(3, 12, 2_600, 2_700, 0);
+
+        Checker.Analysis a = checkWithPermits(2, 1, 1, 1);
+
+        assertThat(a.violations()).isEmpty();
+        assertThat(a.staleOverlaps()).singleElement().satisfies(o -> assertThat(o.tokenB()).isEqualTo(12L));
+    }
+
+    @Test
+    void withTwoPermitsAHoldThatSaysItIsValidBesideTwoOthersIsOverNEvenIfItsLossIsReportedLater() {
+        round(1, 10, 100, 6_000, 0);
+        at(1_000, 1, Event.OP_VALID, Event.OK, 10, 0);   // one other at most: fine
+        at(2_650, 1, Event.OP_VALID, Event.OK, 10, 0);   // clients 2 and 3 both hold a permit
+        at(4_000, 1, Event.OP_VALID, Event.FAIL, 10, 0);
+        at(4_100, 1, Event.OP_LOST, Event.OK, 10, 0);
+        round(2, 11, 2_500, 3_000, 0);
+        round(3, 12, 2_600, 2_700, 0);
+        round(3, 13, 3_100, 3_200, 1);
+
+        Checker.Analysis a = checkWithPermits(2, 2, 2, 2);
+
+        assertThat(a.staleOverlaps()).as("by the sweep alone, allowed (client 1 was told, late)").hasSize(1);
+        assertThat(a.violations()).singleElement().satisfies(o -> {
+            assertThat(List.of(o.clientA(), o.tokenA(), o.clientB(), o.tokenB())).containsExactly("1.1", 10L, "3.1", 12L);
+            assertThat(o.startMicros()).isEqualTo(T0 + 2_650_000);
+        });
+    }
+
+    @Test
+    void withPermitsTokensMustStillRiseInRealTimeOrderForTheyAreTheGates() {
+        round(1, 10, 100, 400, 0);
+        round(2, 11, 200, 500, 0);
+        round(3, 9, 600, 700, 1);   // began after both completed, with a token below theirs
+
+        Checker.Analysis a = checkWithPermits(2, 2, 2, 2);
+
+        assertThat(a.violations()).isEmpty();
+        assertThat(a.tokenViolations()).singleElement().satisfies(t -> assertThat(t.what()).contains("token 9 is not above token 11"));
     }
 }
