@@ -258,19 +258,7 @@ final class Session implements AutoCloseable {
      * the leader committed before the call, so a read that follows sees what any client did before it.
      */
     void catchUp(ZooKeeper zk, String what, long timeoutMs) throws KeeperException {
-        try {
-            sync(zk).get(timeoutMs, java.util.concurrent.TimeUnit.MILLISECONDS);
-        } catch (java.util.concurrent.ExecutionException e) {
-            if (e.getCause() instanceof KeeperException k) {
-                throw k;
-            }
-            throw unavailable(what + ": sync failed", e.getCause());
-        } catch (java.util.concurrent.TimeoutException e) {
-            throw unavailable(what + ": no answer to sync within " + timeoutMs + " ms", e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw unavailable(what + ": interrupted", e);
-        }
+        await(sync(zk), timeoutMs, what + " (sync)");
     }
 
     /** Completes {@code reply} from a ZooKeeper result code. */

@@ -144,6 +144,7 @@ final class ZooKeeperLockStore implements LockStore {
         }
         List<String> children = null;
         boolean sent = false;
+        boolean fresh = false; // the listing follows this call's own create on the same session
         try {
             if (node != null) {
                 String watched = node.predecessor == null ? null : node.dir + "/" + node.predecessor;
@@ -179,11 +180,31 @@ final class ZooKeeperLockStore implements LockStore {
                 children = created.children();
                 node.listedAtNanos = started;
                 sent = true;
+                fresh = true;
+            }
+            if (!fresh && QueuePosition.of(children, node.child).state() == QueuePosition.State.HELD) {
+                children = caughtUpListing(s, zk, dir, what);
+                sent = true;
             }
         } catch (KeeperException e) {
             throw s.failure(what, e);
         }
         return evaluate(node, children, started, sent);
+    }
+
+    /**
+     * The listing again, after a {@code sync}, before a waiter's turn is taken as a grant. A waiter's listing comes
+     * from its session's server, perhaps a follower still applying what the leader committed while the two were cut
+     * off: the predecessor's delete can be applied there a moment before the close of this very session, which the
+     * leader expired meanwhile (the zk3 torture topology saw a waiter take its turn that way after a leader
+     * partition healed, beside the next owner: its session's close followed in the same backlog). A {@code sync}
+     * completes only once the follower has applied everything the leader had proposed when the sync reached it, so
+     * after it the node of an expired session is gone (or the sync fails as expired). A listing that follows this
+     * call's own create needs none: the create itself went through the leader after everything before it.
+     */
+    private List<String> caughtUpListing(Session s, ZooKeeper zk, String dir, String what) throws KeeperException {
+        s.catchUp(zk, what, requestTimeoutMs);
+        return QueueNodes.children(s, zk, dir, what);
     }
 
     /** Held if no other owner's node is lower; else queued behind its predecessor. The owner's duplicates go. */
