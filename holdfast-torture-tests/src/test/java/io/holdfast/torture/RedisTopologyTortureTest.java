@@ -29,7 +29,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * <li>Redis Cluster (3 masters, 3 replicas): the same faults on the master of the lock's slot, the same
  * documented limit, the same assertions.</li>
  * <li>Redlock over 5 masters: the holder cut off from 2 masters, one master killed (it comes back
- * empty), one frozen. A minority is affected each time, so no two valid holds may overlap.</li>
+ * empty), one frozen. A minority is affected each time, so no two valid holds may overlap. And the holder
+ * cut off from all 5 one way only (deaf: its renewals land, the answers are lost; mute: nothing it sends
+ * lands) while it works on: it must know its hold invalid before another client can be granted the lock.</li>
  * </ul>
  * Client processes 1 and 3 run three threads sharing one client, 2 and 4 one. Needs root, iproute2,
  * nftables and redis-server (scripts/services installs them).
@@ -37,7 +39,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 @Timeout(value = 6, unit = TimeUnit.MINUTES)
 class RedisTopologyTortureTest {
     static final Set<Fault> SENTINEL_FAULTS = EnumSet.of(Fault.LEADER_PARTITION, Fault.LEADER_KILL, Fault.LEADER_PAUSE, Fault.PAUSE);
-    static final Set<Fault> REDLOCK_FAULTS = EnumSet.of(Fault.MINORITY_PARTITION, Fault.LEADER_KILL, Fault.LEADER_PAUSE, Fault.PAUSE);
+    static final Set<Fault> REDLOCK_FAULTS = EnumSet.of(Fault.MINORITY_PARTITION, Fault.ONE_WAY_PARTITION, Fault.LEADER_KILL, Fault.LEADER_PAUSE,
+            Fault.PAUSE);
 
     @AfterEach
     void noNamespaceOfThisJvmIsLeft() throws Exception {
@@ -74,6 +77,7 @@ class RedisTopologyTortureTest {
         assertThat(r.violations()).as("mutual-exclusion violations (report: %s)", r.textReport()).isEmpty();
         String faults = Files.readString(r.textReport().resolveSibling("faults.tsv"));
         assertThat(faults).as("faults.tsv: the minority partition cut one client off from s4 and s5 only").containsPattern("\tc\\d \\| s4,s5\n");
+        TortureRuns.assertOneWayPartitionCutAClientFromEveryServer(r, "s1,s2,s3,s4,s5");
     }
 
     private static String aimedAt(TortureResult r, Fault f) {

@@ -96,4 +96,11 @@ final class TortureRuns {
         assertThat(r.violations()).as("mutual-exclusion violations (report: %s)", r.textReport()).isEmpty();
         assertThat(r.tokenViolations()).as("token violations (report: %s)", r.textReport()).isEmpty();
     }
+
+    /** The one-way partition cut a client off from every server ({@code servers}, as named in faults.tsv), one way. */
+    static void assertOneWayPartitionCutAClientFromEveryServer(TortureResult r, String servers) throws IOException {
+        String faults = Files.readString(r.textReport().resolveSibling("faults.tsv"));
+        assertThat(faults).as("faults.tsv: the one-way partition, client to every server or every server to client")
+                .containsPattern("\tone-way-partition\tclient \\d\t.*\t(c\\d -> " + servers + "|" + servers + " -> c\\d)\n");
+    }
 }

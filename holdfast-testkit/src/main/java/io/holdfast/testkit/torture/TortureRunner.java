@@ -6,7 +6,6 @@ import io.holdfast.testkit.torture.TortureResult.FaultWindow;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -105,8 +104,8 @@ public final class TortureRunner {
         logDir = dir.resolve("logs");
         Files.createDirectories(historyDir);
         Files.createDirectories(logDir);
-        clearOldRun(historyDir, "client-*.tsv");
-        clearOldRun(logDir, "client-*.log");
+        RunFiles.clearOldRun(historyDir, "client-*.tsv");
+        RunFiles.clearOldRun(logDir, "client-*.log");
         byte[] id = new byte[6];
         new SecureRandom().nextBytes(id);
         runId = HexFormat.of().formatHex(id);
@@ -146,7 +145,7 @@ public final class TortureRunner {
             for (ClientProcess p : clients) {
                 if (!p.awaitReady(READY_TIMEOUT)) {
                     throw new IllegalStateException("client " + p.name() + " did not get ready within " + Durations.format(READY_TIMEOUT)
-                            + "; its log " + p.log + ":\n" + tail(p.log));
+                            + "; its log " + p.log + ":\n" + RunFiles.tail(p.log));
                 }
             }
             startMicros = Event.now();
@@ -199,8 +198,8 @@ public final class TortureRunner {
             finals = register.read();
         }
         List<Event> events = History.readAll(historyDir);
-        writeMergedHistory(dir.resolve("history.tsv"), events);
-        writeFaults(dir.resolve("faults.tsv"));
+        RunFiles.writeMergedHistory(dir.resolve("history.tsv"), events);
+        RunFiles.writeFaults(dir.resolve("faults.tsv"), faults);
         Checker.Analysis analysis = Checker.check(store, settings, startMicros, endMicros, events, lives, faults, finals);
         Path text = dir.resolve("report.txt");
         Path html = dir.resolve("report.html");
@@ -269,7 +268,7 @@ public final class TortureRunner {
 
     private Duration expectedLength(Fault f) {
         return switch (f) {
-            case PAUSE, PARTITION, LEADER_PARTITION, MINORITY_PARTITION, LEADER_PAUSE, SLOW_LINK -> pauseLength();
+            case PAUSE, PARTITION, LEADER_PARTITION, MINORITY_PARTITION, ONE_WAY_PARTITION, LEADER_PAUSE, SLOW_LINK -> pauseLength();
             case FOLLOWER_PARTITION -> settings.lease().multipliedBy(3).plusSeconds(4);
             case KILL, RESTART -> Duration.ofSeconds(3);
             case LEADER_KILL -> settings.restartDowntime().plusSeconds(5);
@@ -370,6 +369,7 @@ public final class TortureRunner {
             case LEADER_PARTITION -> clusterRun.leaderPartition();
             case FOLLOWER_PARTITION -> clusterRun.followerPartition();
             case MINORITY_PARTITION -> clusterRun.minorityPartition();
+            case ONE_WAY_PARTITION -> clusterRun.oneWayPartition();
             case LEADER_KILL -> clusterRun.leaderKill();
             case LEADER_PAUSE -> clusterRun.leaderPause();
             case SLOW_LINK -> clusterRun.slowLink();
@@ -616,41 +616,5 @@ public final class TortureRunner {
 
     private static Duration min(Duration a, Duration b) {
         return a.compareTo(b) <= 0 ? a : b;
-    }
-
-    private static void clearOldRun(Path dir, String glob) throws IOException {
-        try (DirectoryStream<Path> old = Files.newDirectoryStream(dir, glob)) {
-            for (Path p : old) {
-                Files.delete(p);
-            }
-        }
-    }
-
-    private static void writeMergedHistory(Path file, List<Event> events) throws IOException {
-        StringBuilder b = new StringBuilder("# micros\tclient\tincarnation\top\ttype\ttoken\tvalue\tdetail\n");
-        for (Event e : events) {
-            b.append(e.toLine()).append('\n');
-        }
-        Files.writeString(file, b.toString(), StandardCharsets.UTF_8);
-    }
-
-    private void writeFaults(Path file) throws IOException {
-        StringBuilder b = new StringBuilder("# start_micros\tend_micros\tfault\ttarget\theld_token\tdetail\tskipped_because\t"
-                + "sides (a partition's members: cut-off side | the rest; cN is client N, sN server N)\n");
-        for (FaultWindow f : faults) {
-            b.append(f.startMicros()).append('\t').append(f.endMicros()).append('\t').append(f.fault().label()).append('\t')
-                    .append(f.target()).append('\t').append(f.heldToken()).append('\t').append(Event.clean(f.detail())).append('\t')
-                    .append(f.skipReason() == null ? "" : Event.clean(f.skipReason())).append('\t').append(f.sides()).append('\n');
-        }
-        Files.writeString(file, b.toString(), StandardCharsets.UTF_8);
-    }
-
-    static String tail(Path log) {
-        try {
-            List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
-            return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
-        } catch (IOException e) {
-            return "(no log: " + e + ")";
-        }
     }
 }
