@@ -63,6 +63,12 @@ final class TortureCommand implements Callable<Integer> {
     @Option(names = "--threads", paramLabel = "N", defaultValue = "1",
             description = "Threads sharing one client in every other client process (clients 1, 3, ...; the others run one) (1 to 16; default: ${DEFAULT-VALUE}).")
     int threads;
+    @Option(names = "--clock-skew", paramLabel = "LIST",
+            description = "Clients whose wall clock is off, as CLIENT:OFFSET, comma-separated (for example 2:+30s,3:-30s; whole seconds, "
+                    + "at most a day): they run under libfaketime (the faketime package), their monotonic clock honest. "
+                    + "On a topology expiry is the servers' business, so this must change nothing. On SQLite the database runs inside "
+                    + "each client, so its clock is the client's own.")
+    String clockSkew;
     @Option(names = "--report", paramLabel = "DIR", defaultValue = "holdfast-torture",
             description = "Directory for report.txt, report.html, history.tsv and the client logs (default: ${DEFAULT-VALUE}).")
     Path report;
@@ -133,6 +139,17 @@ final class TortureCommand implements Callable<Integer> {
                 .threads(threads);
         if (seed != null) {
             b.seed(seed);
+        }
+        if (clockSkew != null) {
+            for (String item : clockSkew.split(",")) {
+                java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\s*(\\d+):([-+])(\\d+)s\\s*").matcher(item);
+                if (!m.matches()) {
+                    throw new ParameterException(spec.commandLine(), "--clock-skew: '" + item.trim() + "' is not allowed; allowed: CLIENT:+SECONDSs or "
+                            + "CLIENT:-SECONDSs, comma-separated (for example 2:+30s,3:-30s)");
+                }
+                long seconds = Long.parseLong(m.group(3));
+                b.clockSkew(Integer.parseInt(m.group(1)), Duration.ofSeconds(m.group(2).equals("-") ? -seconds : seconds));
+            }
         }
         try {
             TortureSettings settings = b.build();

@@ -33,8 +33,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * cut off from all 5 one way only (deaf: its renewals land, the answers are lost; mute: nothing it sends
  * lands) while it works on: it must know its hold invalid before another client can be granted the lock.</li>
  * </ul>
- * Client processes 1 and 3 run three threads sharing one client, 2 and 4 one. Needs root, iproute2,
- * nftables and redis-server (scripts/services installs them).
+ * Client processes 1 and 3 run three threads sharing one client, 2 and 4 one; client 2's wall clock runs
+ * 30 s ahead and client 3's 30 s behind (libfaketime), which must change nothing: Redis expires keys by its
+ * own clock. Needs root, iproute2, nftables, redis-server and libfaketime (scripts/services installs them).
  */
 @Timeout(value = 6, unit = TimeUnit.MINUTES)
 class RedisTopologyTortureTest {
@@ -52,6 +53,7 @@ class RedisTopologyTortureTest {
     void sentinelFencedCounterStaysExactThroughFailovers() throws Exception {
         TortureResult r = run(Topology.REDIS_SENTINEL, SENTINEL_FAULTS);
         TortureRuns.assertFencedCounterExactUnderEveryFault(r, SENTINEL_FAULTS);
+        TortureRuns.assertSkewedClientsTookPart(r);
         assertThat(aimedAt(r, Fault.LEADER_PARTITION)).as("the leader partition cut off the master the Sentinels named").matches("server s[12] \\(master\\)");
         String sentinelLog = Files.readString(r.textReport().resolveSibling("servers").resolve("sen1.log"));
         assertThat(sentinelLog).as("the Sentinels failed over at least once (sen1.log)").contains("+switch-master " + "holdfast");
@@ -61,6 +63,7 @@ class RedisTopologyTortureTest {
     void redisClusterFencedCounterStaysExactThroughFailovers() throws Exception {
         TortureResult r = run(Topology.REDIS_CLUSTER, SENTINEL_FAULTS);
         TortureRuns.assertFencedCounterExactUnderEveryFault(r, SENTINEL_FAULTS);
+        TortureRuns.assertSkewedClientsTookPart(r);
         assertThat(aimedAt(r, Fault.LEADER_PARTITION)).as("the leader partition cut off the master of the lock's slot")
                 .matches("server s\\d \\(master of the lock's slot\\)");
         String logs = "";
@@ -75,6 +78,7 @@ class RedisTopologyTortureTest {
         TortureResult r = run(Topology.REDLOCK5, REDLOCK_FAULTS);
         TortureRuns.assertFencedCounterExactUnderEveryFault(r, REDLOCK_FAULTS);
         assertThat(r.violations()).as("mutual-exclusion violations (report: %s)", r.textReport()).isEmpty();
+        TortureRuns.assertSkewedClientsTookPart(r);
         String faults = Files.readString(r.textReport().resolveSibling("faults.tsv"));
         assertThat(faults).as("faults.tsv: the minority partition cut one client off from s4 and s5 only").containsPattern("\tc\\d \\| s4,s5\n");
         TortureRuns.assertOneWayPartitionCutAClientFromEveryServer(r, "s1,s2,s3,s4,s5");
@@ -91,6 +95,7 @@ class RedisTopologyTortureTest {
         Files.createDirectories(dir);
         TortureSettings settings = TortureSettings.builder(topology)
                 .clients(TortureRuns.CI_CLIENTS).threads(3)
+                .clockSkew(2, TortureRuns.SKEW).clockSkew(3, TortureRuns.SKEW.negated())
                 .duration(Duration.ofSeconds(Long.getLong("holdfast.torture.seconds", 20)))
                 .faults(faults)
                 .lease(Duration.ofSeconds(2)).think(Duration.ofMillis(60)).acquireWait(Duration.ofSeconds(5))

@@ -27,6 +27,8 @@ final class TortureRuns {
     /** Short enough for CI on two busy cores, long enough for each fault to come round once. */
     static final Duration CI_DURATION = Duration.ofSeconds(Long.getLong("holdfast.torture.seconds", 30));
     static final int CI_CLIENTS = 4;
+    /** How far the topology runs skew client 2's wall clock ahead and client 3's behind. */
+    static final Duration SKEW = Duration.ofSeconds(30);
 
     private TortureRuns() {
     }
@@ -102,5 +104,28 @@ final class TortureRuns {
         String faults = Files.readString(r.textReport().resolveSibling("faults.tsv"));
         assertThat(faults).as("faults.tsv: the one-way partition, client to every server or every server to client")
                 .containsPattern("\tone-way-partition\tclient \\d\t.*\t(c\\d -> " + servers + "|" + servers + " -> c\\d)\n");
+    }
+
+    /**
+     * The run skewed client 2's wall clock {@link #SKEW} ahead and client 3's as far behind: each incarnation's start
+     * event says how far its wall clock was off the run's time line (within a second of the skew; the unskewed
+     * clients' within a second of none), and both skewed clients held the lock.
+     */
+    static void assertSkewedClientsTookPart(TortureResult r) throws IOException {
+        String history = Files.readString(r.textReport().resolveSibling("history.tsv"));
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\n\\d+\t(\\d+)\t\\d+\tstart\tok\t.*wall clock ([-+][0-9.]+)s off").matcher(history);
+        java.util.Set<Integer> started = new java.util.TreeSet<>();
+        while (m.find()) {
+            int client = Integer.parseInt(m.group(1));
+            double expected = client == 2 ? SKEW.toSeconds() : client == 3 ? -SKEW.toSeconds() : 0;
+            assertThat(Double.parseDouble(m.group(2))).as("client %d's wall clock, seconds off the run's clock", client)
+                    .isBetween(expected - 1, expected + 1);
+            started.add(client);
+        }
+        assertThat(started).as("clients whose start events say how far their wall clock was off").hasSize(r.settings().clients());
+        for (int client : java.util.List.of(2, 3)) {
+            assertThat(history).as("client %d (skewed clock) held the lock", client).containsPattern("\n\\d+\t" + client + "\t\\d+\tacquire\tok\t");
+        }
+        assertThat(Files.readString(r.textReport())).contains("client 2's wall clock 30 s ahead, client 3's wall clock 30 s behind");
     }
 }

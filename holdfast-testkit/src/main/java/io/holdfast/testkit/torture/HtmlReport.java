@@ -59,6 +59,9 @@ final class HtmlReport {
                 + ", pause between read and write up to " + Durations.format(s.think()) + ", faults "
                 + (s.faults().isEmpty() ? "none" : s.faults().stream().map(Fault::label).collect(Collectors.joining(","))) + ", seed " + s.seed());
 
+        if (!s.clockSkews().isEmpty()) {
+            meta(b, "clocks: " + TextReport.clocks(s));
+        }
         verdicts(b, a);
         b.append("<h2>Timeline</h2>\n");
         legend(b);

@@ -32,6 +32,9 @@ final class TextReport {
                 + Durations.format(s.lease()) + ", pause between read and write up to " + Durations.format(s.think())
                 + ", acquire wait " + Durations.format(s.acquireWait()) + ", seed " + s.seed());
         line(b, "faults:   " + (s.faults().isEmpty() ? "none" : s.faults().stream().map(Fault::label).collect(Collectors.joining(","))));
+        if (!s.clockSkews().isEmpty()) {
+            line(b, "clocks:   " + clocks(s));
+        }
         line(b, "register: " + (s.registerUrl() == null ? "SQLite file register.db in the report directory" : Uris.redact(s.registerUrl())));
         line(b, "");
 
@@ -180,6 +183,13 @@ final class TextReport {
     static String overlap(HoldOverlap o, long origin) {
         return "client " + o.clientA() + " (token " + o.tokenA() + ") and client " + o.clientB() + " (token " + o.tokenB() + ") from "
                 + seconds(o.startMicros() - origin) + " for " + String.format(Locale.ROOT, "%.1f ms", (o.endMicros() - o.startMicros()) / 1e3);
+    }
+
+    /** The skewed clients' wall clocks, for the reports' header. */
+    static String clocks(TortureSettings s) {
+        return s.clockSkews().entrySet().stream().map(e -> "client " + e.getKey() + "'s wall clock " + e.getValue().abs().toSeconds() + " s "
+                + (e.getValue().isNegative() ? "behind" : "ahead")).collect(Collectors.joining(", "))
+                + " (libfaketime; histories keep the run's time line, from the machine's monotonic clock)";
     }
 
     static String seconds(long micros) {

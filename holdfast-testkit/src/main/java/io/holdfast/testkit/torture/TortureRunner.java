@@ -72,6 +72,7 @@ public final class TortureRunner {
     private int partitions;
     private int pauses;
     private ClusterRun clusterRun;
+    private ClientCommand clientCommand;
 
     /** A runner for {@code settings}; nothing starts before {@link #run()}. */
     public TortureRunner(TortureSettings settings) {
@@ -111,6 +112,7 @@ public final class TortureRunner {
         runId = HexFormat.of().formatHex(id);
         random = new Random(settings.seed());
         registerUrl = settings.registerUrl() != null ? settings.registerUrl() : "jdbc:sqlite:" + dir.resolve("register.db");
+        clientCommand = new ClientCommand(settings, registerUrl, runId, historyDir);
 
         String store;
         if (settings.topology() != null) {
@@ -232,26 +234,7 @@ public final class TortureRunner {
     }
 
     private ClientProcess startClient(int client, int incarnation) throws IOException {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        // Small, quick-starting JVMs: several run on what may be a small machine.
-        cmd.addAll(List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xmx128m", "-XX:-UsePerfData",
-                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-Dorg.slf4j.simpleLogger.showDateTime=true"));
-        cmd.addAll(settings.clientJvmOptions());
-        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), TortureClient.class.getName(),
-                "--uri", clientUris.get(client - 1),
-                "--register", registerUrl,
-                "--run", runId,
-                "--lock", "torture/" + runId,
-                "--client", Integer.toString(client),
-                "--incarnation", Integer.toString(incarnation),
-                "--history", History.fileOf(historyDir, client, incarnation).toString(),
-                "--lease", Durations.format(settings.lease()),
-                "--think", Durations.format(settings.think()),
-                "--wait", Durations.format(settings.acquireWait()),
-                "--seed", Long.toString(settings.seed()),
-                "--max-lifetime", Durations.format(settings.duration().multipliedBy(3).plus(Duration.ofMinutes(5))),
-                "--threads", Integer.toString(settings.threadsOf(client))));
+        List<String> cmd = clientCommand.of(client, incarnation, clientUris.get(client - 1));
         return ClientProcess.start(client, incarnation, clusterRun == null ? cmd : clusterRun.clientCommand(client, cmd),
                 logDir.resolve("client-" + client + "-" + incarnation + ".log"));
     }

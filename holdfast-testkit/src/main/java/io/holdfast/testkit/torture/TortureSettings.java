@@ -7,8 +7,10 @@ import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * What one torture run does. Build with {@link #builder(String)}; every setting but the store URI has a
@@ -31,10 +33,14 @@ import java.util.Set;
  *        store at {@code uri}
  * @param threads threads sharing one Holdfast client in every other client process (clients 1, 3, 5...; the
  *        others run one thread, so both shapes run side by side); 1 to 16, 1 for single-threaded clients only
+ * @param clockSkews clients whose wall clock is off by a fixed offset (client number to offset, whole seconds,
+ *        up to a day either way): they run under libfaketime ({@code ClockSkew}), every incarnation; their
+ *        monotonic clock stays honest, and the histories keep the run's time line. Empty for none
  */
 public record TortureSettings(String uri, String registerUrl, int clients, Duration duration, Set<Fault> faults,
                               Path reportDir, Duration lease, Duration think, Duration acquireWait, long seed,
-                              List<String> clientJvmOptions, Duration restartDowntime, Topology topology, int threads) {
+                              List<String> clientJvmOptions, Duration restartDowntime, Topology topology, int threads,
+                              Map<Integer, Duration> clockSkews) {
 
     /** Checks every setting and says what is allowed. */
     public TortureSettings {
@@ -59,6 +65,15 @@ public record TortureSettings(String uri, String registerUrl, int clients, Durat
         }
         if (threads < 1 || threads > 16) {
             throw new IllegalArgumentException("threads " + threads + " is not allowed; allowed: 1 to 16");
+        }
+        clockSkews = Collections.unmodifiableMap(new TreeMap<>(Objects.requireNonNull(clockSkews, "clockSkews")));
+        for (Map.Entry<Integer, Duration> e : clockSkews.entrySet()) {
+            Duration d = e.getValue();
+            if (e.getKey() < 1 || e.getKey() > clients || d == null || d.isZero() || d.toNanos() % 1_000_000_000L != 0
+                    || d.abs().compareTo(Duration.ofDays(1)) > 0) {
+                throw new IllegalArgumentException("clock skew " + e.getKey() + ":" + d + " is not allowed; allowed: a client number from 1 to "
+                        + clients + " and a nonzero offset in whole seconds, at most a day either way");
+            }
         }
         if (topology != null && registerUrl != null) {
             throw new IllegalArgumentException("a register database (" + registerUrl + ") is not allowed with a topology: the clients "
@@ -97,6 +112,7 @@ public record TortureSettings(String uri, String registerUrl, int clients, Durat
         private long seed = System.nanoTime();
         private List<String> clientJvmOptions = List.of();
         private Duration restartDowntime = Duration.ofSeconds(1);
+        private final Map<Integer, Duration> clockSkews = new TreeMap<>();
 
         private Builder(String uri, Topology topology) {
             this.uri = uri;
@@ -178,10 +194,19 @@ public record TortureSettings(String uri, String registerUrl, int clients, Durat
             return this;
         }
 
+        /**
+         * Runs client {@code client} (every incarnation of it) with its wall clock {@code offset} ahead (negative:
+         * behind), through libfaketime; its monotonic clock stays honest. None by default.
+         */
+        public Builder clockSkew(int client, Duration offset) {
+            this.clockSkews.put(client, offset);
+            return this;
+        }
+
         /** @throws IllegalArgumentException if a setting is out of range, saying what is allowed */
         public TortureSettings build() {
             return new TortureSettings(uri, registerUrl, clients, duration, faults, reportDir, lease, think, acquireWait,
-                    seed, clientJvmOptions, restartDowntime, topology, threads);
+                    seed, clientJvmOptions, restartDowntime, topology, threads, clockSkews);
         }
     }
 }
