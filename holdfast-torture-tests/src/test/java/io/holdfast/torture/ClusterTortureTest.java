@@ -74,6 +74,7 @@ class ClusterTortureTest {
         String faults = Files.readString(r.textReport().resolveSibling("faults.tsv"));
         assertThat(faults).as("faults.tsv names the sides of the holder-and-follower partition").containsPattern("\tc\\d,s\\d \\| ");
         TortureRuns.assertOneWayPartitionCutAClientFromEveryServer(r, "s1,s2,s3");
+        TortureRuns.assertTimelineOutlinesCutOffLanes(r, 2); // the follower and the one-way partitions
         assertThat(r.acquisitions()).isGreaterThan(0);
         String history = Files.readString(r.textReport().resolveSibling("history.tsv"));
         assertThat(history).as("threads of one client process are actors of their own").containsPattern("\n\\d+\t1\t1\tacquire\tok\t\\d+\t0\t\t3\n");

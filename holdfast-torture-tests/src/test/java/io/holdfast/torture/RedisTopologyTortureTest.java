@@ -82,6 +82,7 @@ class RedisTopologyTortureTest {
         String faults = Files.readString(r.textReport().resolveSibling("faults.tsv"));
         assertThat(faults).as("faults.tsv: the minority partition cut one client off from s4 and s5 only").containsPattern("\tc\\d \\| s4,s5\n");
         TortureRuns.assertOneWayPartitionCutAClientFromEveryServer(r, "s1,s2,s3,s4,s5");
+        TortureRuns.assertTimelineOutlinesCutOffLanes(r, 2); // the minority and the one-way partitions
     }
 
     private static String aimedAt(TortureResult r, Fault f) {

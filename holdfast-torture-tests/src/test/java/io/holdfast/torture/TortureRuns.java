@@ -128,4 +128,29 @@ final class TortureRuns {
         }
         assertThat(Files.readString(r.textReport())).contains("client 2's wall clock 30 s ahead, client 3's wall clock 30 s behind");
     }
+
+    /**
+     * The HTML timeline outlines, for every partition that cut clients off, each such client's lane (dotted for a
+     * one-way partition), naming the sides; and nothing else. At least {@code atLeast} partitions cut clients off.
+     */
+    static void assertTimelineOutlinesCutOffLanes(TortureResult r, int atLeast) throws IOException {
+        String html = Files.readString(r.htmlReport());
+        int expected = 0;
+        int partitions = 0;
+        for (FaultWindow w : r.injected()) {
+            if (w.cutOffClients().isEmpty()) {
+                continue;
+            }
+            partitions++;
+            String sides = w.sides().replace(">", "&gt;");
+            for (int client : w.cutOffClients()) {
+                expected++;
+                assertThat(html).as("report.html outlines client %d's lane for the %s (sides %s)", client, w.fault().label(), w.sides())
+                        .containsPattern("<rect class=\"cut-off" + (w.oneWay() ? " one-way" : "") + "\" data-client=\"" + client
+                                + "\"[^>]*><title>client " + client + " [^<]*" + java.util.regex.Pattern.quote(sides) + "</title></rect>");
+            }
+        }
+        assertThat(partitions).as("partitions that cut clients off (faults.tsv)").isGreaterThanOrEqualTo(atLeast);
+        assertThat(html.split("<rect class=\"cut-off", -1).length - 1).as("lane outlines in report.html").isEqualTo(expected);
+    }
 }
