@@ -170,15 +170,16 @@ final class ClusterRun implements AutoCloseable {
      * dropped: its renewals reach the store and are applied, the answers never come back) and mute (its
      * packets to the servers are dropped: the store hears nothing from it, it still hears the store). The
      * holder is asked to linger in its critical section first, checking its hold every 100 ms, so that a
-     * hold still saying valid after the store freed the lock is in the history (waiting up to 3 s for a
-     * holder between its read and its write; else the holder as it is, else any live client).
+     * hold still saying valid after the store freed the lock is in the history (waiting up to 10 s for a
+     * holder between its read and its write, as a cluster that has just been through a partition may grant
+     * nothing for seconds; else the holder as it is, else any live client).
      */
     FaultWindow oneWayPartition() throws Exception {
         boolean deaf = Math.floorMod(settings.seed() + oneWayPartitions++, 2) == 0; // in turn, the seed says which comes first
         Duration length = runner.pauseLength();
         ClientProcess target = null;
         long token = 0;
-        long deadline = System.nanoTime() + Duration.ofSeconds(3).toNanos();
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
         while (token == 0 && System.nanoTime() - deadline < 0) {
             for (ClientProcess p : runner.liveClients()) {
                 if (p.inPauseOfAtLeast(10)) {

@@ -251,7 +251,8 @@ public final class TortureRunner {
 
     private Duration expectedLength(Fault f) {
         return switch (f) {
-            case PAUSE, PARTITION, LEADER_PARTITION, MINORITY_PARTITION, ONE_WAY_PARTITION, LEADER_PAUSE, SLOW_LINK -> pauseLength();
+            case PAUSE, PARTITION, LEADER_PARTITION, MINORITY_PARTITION, LEADER_PAUSE, SLOW_LINK -> pauseLength();
+            case ONE_WAY_PARTITION -> pauseLength().plusSeconds(4); // with the search for a holder
             case FOLLOWER_PARTITION -> settings.lease().multipliedBy(3).plusSeconds(4);
             case KILL, RESTART -> Duration.ofSeconds(3);
             case LEADER_KILL -> settings.restartDowntime().plusSeconds(5);
