@@ -50,7 +50,7 @@ final class TortureCommand implements Callable<Integer> {
     Duration duration;
     @Option(names = "--faults", paramLabel = "LIST",
             description = "Faults to inject in turn: kill, pause, restart, partition; with --topology also leader-partition, "
-                    + "follower-partition, minority-partition, leader-kill, leader-pause, slow-link (comma-separated), all or none (default: kill,pause,restart,partition; "
+                    + "follower-partition, minority-partition, one-way-partition, leader-kill, leader-pause, slow-link (comma-separated), all or none (default: kill,pause,restart,partition; "
                     + "with --topology the topology's own set, see the testkit README; a fault that cannot be injected here is skipped and the report says why).")
     String faults;
     @Option(names = "--topology", paramLabel = "NAME",
@@ -68,6 +68,13 @@ final class TortureCommand implements Callable<Integer> {
                     + "at once, not more (1 to 64; default: ${DEFAULT-VALUE}, the lock). The write-fenced and unguarded counters "
                     + "then lose updates by design.")
     int permits;
+
+    @Option(names = "--clock-skew", paramLabel = "LIST",
+            description = "Clients whose wall clock is off, as CLIENT:OFFSET, comma-separated (for example 2:+30s,3:-30s; whole seconds, "
+                    + "at most a day): they run under libfaketime (the faketime package), their monotonic clock honest. "
+                    + "On a topology expiry is the servers' business, so this must change nothing. On SQLite the database runs inside "
+                    + "each client, so its clock is the client's own.")
+    String clockSkew;
     @Option(names = "--report", paramLabel = "DIR", defaultValue = "holdfast-torture",
             description = "Directory for report.txt, report.html, history.tsv and the client logs (default: ${DEFAULT-VALUE}).")
     Path report;
@@ -138,6 +145,17 @@ final class TortureCommand implements Callable<Integer> {
                 .threads(threads).permits(permits);
         if (seed != null) {
             b.seed(seed);
+        }
+        if (clockSkew != null) {
+            for (String item : clockSkew.split(",")) {
+                java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\s*(\\d+):([-+])(\\d+)s\\s*").matcher(item);
+                if (!m.matches()) {
+                    throw new ParameterException(spec.commandLine(), "--clock-skew: '" + item.trim() + "' is not allowed; allowed: CLIENT:+SECONDSs or "
+                            + "CLIENT:-SECONDSs, comma-separated (for example 2:+30s,3:-30s)");
+                }
+                long seconds = Long.parseLong(m.group(3));
+                b.clockSkew(Integer.parseInt(m.group(1)), Duration.ofSeconds(m.group(2).equals("-") ? -seconds : seconds));
+            }
         }
         try {
             TortureSettings settings = b.build();

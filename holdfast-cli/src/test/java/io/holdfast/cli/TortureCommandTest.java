@@ -55,6 +55,15 @@ class TortureCommandTest {
     }
 
     @Test
+    void aClockSkewThatIsNotClientColonSignedSecondsOrNamesNoClientIsAUsageError() {
+        assertThat(run("torture", "--report", dir.toString(), "--clock-skew", "2:30")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err.toString()).contains("'2:30'").contains("2:+30s,3:-30s");
+        assertThat(run("torture", "--report", dir.toString(), "--clock-skew", "2:+30s,9:-30s")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err.toString()).contains("client number from 1 to 4");
+        assertThat(Files.exists(dir.resolve("history"))).isFalse();
+    }
+
+    @Test
     void aStoreStopCommandWithoutAStartCommandIsAUsageError() {
         assertThat(run("torture", "--report", dir.toString(), "--store-stop", "true")).isEqualTo(ExitCodes.USAGE);
         assertThat(err.toString()).contains("--store-stop and --store-start go together");

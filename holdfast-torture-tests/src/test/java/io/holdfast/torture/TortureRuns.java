@@ -27,6 +27,8 @@ final class TortureRuns {
     /** Short enough for CI on two busy cores, long enough for each fault to come round once. */
     static final Duration CI_DURATION = Duration.ofSeconds(Long.getLong("holdfast.torture.seconds", 30));
     static final int CI_CLIENTS = 4;
+    /** How far the topology runs skew client 2's wall clock ahead and client 3's behind. */
+    static final Duration SKEW = Duration.ofSeconds(30);
 
     private TortureRuns() {
     }
@@ -95,5 +97,60 @@ final class TortureRuns {
     static void assertLinearizableLock(TortureResult r) {
         assertThat(r.violations()).as("mutual-exclusion violations (report: %s)", r.textReport()).isEmpty();
         assertThat(r.tokenViolations()).as("token violations (report: %s)", r.textReport()).isEmpty();
+    }
+
+    /** The one-way partition cut a client off from every server ({@code servers}, as named in faults.tsv), one way. */
+    static void assertOneWayPartitionCutAClientFromEveryServer(TortureResult r, String servers) throws IOException {
+        String faults = Files.readString(r.textReport().resolveSibling("faults.tsv"));
+        assertThat(faults).as("faults.tsv: the one-way partition, client to every server or every server to client")
+                .containsPattern("\tone-way-partition\tclient \\d\t.*\t(c\\d -> " + servers + "|" + servers + " -> c\\d)\n");
+    }
+
+    /**
+     * The run skewed client 2's wall clock {@link #SKEW} ahead and client 3's as far behind: each incarnation's start
+     * event says how far its wall clock was off the run's time line (within a second of the skew; the unskewed
+     * clients' within a second of none), and both skewed clients held the lock.
+     */
+    static void assertSkewedClientsTookPart(TortureResult r) throws IOException {
+        String history = Files.readString(r.textReport().resolveSibling("history.tsv"));
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\n\\d+\t(\\d+)\t\\d+\tstart\tok\t.*wall clock ([-+][0-9.]+)s off").matcher(history);
+        java.util.Set<Integer> started = new java.util.TreeSet<>();
+        while (m.find()) {
+            int client = Integer.parseInt(m.group(1));
+            double expected = client == 2 ? SKEW.toSeconds() : client == 3 ? -SKEW.toSeconds() : 0;
+            assertThat(Double.parseDouble(m.group(2))).as("client %d's wall clock, seconds off the run's clock", client)
+                    .isBetween(expected - 1, expected + 1);
+            started.add(client);
+        }
+        assertThat(started).as("clients whose start events say how far their wall clock was off").hasSize(r.settings().clients());
+        for (int client : java.util.List.of(2, 3)) {
+            assertThat(history).as("client %d (skewed clock) held the lock", client).containsPattern("\n\\d+\t" + client + "\t\\d+\tacquire\tok\t");
+        }
+        assertThat(Files.readString(r.textReport())).contains("client 2's wall clock 30 s ahead, client 3's wall clock 30 s behind");
+    }
+
+    /**
+     * The HTML timeline outlines, for every partition that cut clients off, each such client's lane (dotted for a
+     * one-way partition), naming the sides; and nothing else. At least {@code atLeast} partitions cut clients off.
+     */
+    static void assertTimelineOutlinesCutOffLanes(TortureResult r, int atLeast) throws IOException {
+        String html = Files.readString(r.htmlReport());
+        int expected = 0;
+        int partitions = 0;
+        for (FaultWindow w : r.injected()) {
+            if (w.cutOffClients().isEmpty()) {
+                continue;
+            }
+            partitions++;
+            String sides = w.sides().replace(">", "&gt;");
+            for (int client : w.cutOffClients()) {
+                expected++;
+                assertThat(html).as("report.html outlines client %d's lane for the %s (sides %s)", client, w.fault().label(), w.sides())
+                        .containsPattern("<rect class=\"cut-off" + (w.oneWay() ? " one-way" : "") + "\" data-client=\"" + client
+                                + "\"[^>]*><title>client " + client + " [^<]*" + java.util.regex.Pattern.quote(sides) + "</title></rect>");
+            }
+        }
+        assertThat(partitions).as("partitions that cut clients off (faults.tsv)").isGreaterThanOrEqualTo(atLeast);
+        assertThat(html.split("<rect class=\"cut-off", -1).length - 1).as("lane outlines in report.html").isEqualTo(expected);
     }
 }

@@ -274,16 +274,19 @@ final class Checker {
     }
 
     /**
-     * Whether the earlier hold {@code a} had its process frozen (pause) or cut off (partition) by a fault for
+     * Whether the earlier hold {@code a} had its process frozen (pause) or cut off (partition, follower or one-way partition) by a fault for
      * at least a lease of the hold's time, and the later hold {@code b} was acquired at least a lease after
      * that began. The client could not renew meanwhile, so the store was right to free the lock, and by the
      * contract the client's local deadline had passed before: the overlap is the client's failure to report
      * its loss, not the store's failure to exclude.
      */
+    private static final java.util.Set<Fault> CUTTING_OFF = java.util.EnumSet.of(Fault.PAUSE, Fault.PARTITION, Fault.FOLLOWER_PARTITION,
+            Fault.ONE_WAY_PARTITION);
+
     static boolean frozenOrCutOffPastLease(Span a, Span b, List<FaultWindow> faults, long leaseMicros) {
         String client = "client " + a.client;
         for (FaultWindow w : faults) {
-            if (w.skipReason() != null || (w.fault() != Fault.PAUSE && w.fault() != Fault.PARTITION && w.fault() != Fault.FOLLOWER_PARTITION)
+            if (w.skipReason() != null || !CUTTING_OFF.contains(w.fault())
                     || !w.target().equals(client)) {
                 continue;
             }

@@ -27,6 +27,7 @@ final class ClusterRun implements AutoCloseable {
     private final Network network;
     private final Cluster cluster;
     private final List<Network.Member> clientMembers = new ArrayList<>();
+    private int oneWayPartitions;
 
     private ClusterRun(TortureRunner runner, TortureSettings settings, Consumer<String> progress, Network network, Cluster cluster) {
         this.runner = runner;
@@ -162,6 +163,58 @@ final class ClusterRun implements AutoCloseable {
         return partitioned(Fault.MINORITY_PARTITION, "client " + target.client, token, runner.pauseLength(),
                 List.of(clientMembers.get(target.client - 1)), minority,
                 (token != 0 ? "the holder" : "a client") + " cut off from a minority of the servers (" + minority.size() + " of " + servers.size() + ")");
+    }
+
+    /**
+     * Cuts the holder off from every server one way only, turn by turn (an odd seed begins with mute) deaf (the servers' packets to it are
+     * dropped: its renewals reach the store and are applied, the answers never come back) and mute (its
+     * packets to the servers are dropped: the store hears nothing from it, it still hears the store). The
+     * holder is asked to linger in its critical section first, checking its hold every 100 ms, so that a
+     * hold still saying valid after the store freed the lock is in the history (waiting up to 10 s for a
+     * holder between its read and its write, as a cluster that has just been through a partition may grant
+     * nothing for seconds; else the holder as it is, else any live client).
+     */
+    FaultWindow oneWayPartition() throws Exception {
+        boolean deaf = Math.floorMod(settings.seed() + oneWayPartitions++, 2) == 0; // in turn, the seed says which comes first
+        Duration length = runner.pauseLength();
+        ClientProcess target = null;
+        long token = 0;
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (token == 0 && System.nanoTime() - deadline < 0) {
+            for (ClientProcess p : runner.liveClients()) {
+                if (p.inPauseOfAtLeast(10)) {
+                    token = p.linger(length.plus(settings.lease()).toMillis(), Duration.ofMillis(500));
+                    if (token != 0) {
+                        target = p;
+                        break;
+                    }
+                }
+            }
+            Thread.sleep(1);
+        }
+        boolean lingering = target != null;
+        if (target == null) {
+            List<ClientProcess> live = runner.liveClients();
+            if (live.isEmpty()) {
+                throw new IllegalStateException("no live client to cut off one way");
+            }
+            target = live.stream().filter(p -> p.holding() != 0).findFirst().orElse(live.get(0));
+            token = target.holding();
+        }
+        Network.Member client = clientMembers.get(target.client - 1);
+        String who = lingering ? "the holder (lingering in its critical section, checking its hold)" : token != 0 ? "the holder" : "a client";
+        String what = deaf ? who + " deaf to every server (their packets to it dropped; what it sends still arrives)"
+                : who + " mute to every server (its packets to them dropped; it still hears them)";
+        long start = Event.now();
+        Partition p;
+        try {
+            p = deaf ? network.cutOneWay(cluster.servers(), List.of(client)) : network.cutOneWay(List.of(client), cluster.servers());
+            runner.sleepFor(length);
+        } finally {
+            network.heal();
+        }
+        return new FaultWindow(Fault.ONE_WAY_PARTITION, start, Event.now(), "client " + target.client, token,
+                what + " for " + Durations.format(length) + ", then healed", null, p.sides());
     }
 
     private List<Network.Member> others(Network.Member... excluded) {

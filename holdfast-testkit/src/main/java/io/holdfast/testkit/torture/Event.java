@@ -1,7 +1,5 @@
 package io.holdfast.testkit.torture;
 
-import java.time.Instant;
-
 /**
  * One line of a client's history: an operation's invocation or completion, or something that happened
  * to the client. Times are microseconds since the epoch from the wall clock of the one machine every
@@ -39,10 +37,9 @@ record Event(long micros, int client, int incarnation, String op, String type, l
     static final String FAIL = "fail";
     static final String INFO = "info";
 
-    /** The current wall-clock time in microseconds since the epoch. */
+    /** Now on the run's time line ({@link RunClock}): microseconds since the epoch, by the runner's wall clock and the machine's monotonic clock. */
     static long now() {
-        Instant t = Instant.now();
-        return t.getEpochSecond() * 1_000_000L + t.getNano() / 1_000;
+        return RunClock.now();
     }
 
     /** This event as one tab-separated line, without the line break (the thread column only for a thread of several). */

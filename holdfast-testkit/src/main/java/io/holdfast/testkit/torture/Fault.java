@@ -34,6 +34,13 @@ public enum Fault {
      * still reach them all, then heal; on Redlock the holder keeps its majority.
      */
     MINORITY_PARTITION,
+    /**
+     * Topology: cut the holder off from every server one way only, for 1.5 leases plus half a second, then
+     * heal; turn by turn <em>deaf</em> (what the servers send it is dropped: its renewals arrive and are applied,
+     * their answers never come back) and <em>mute</em> (what it sends is dropped: the servers hear nothing from
+     * it while it still hears them). The holder lingers in its critical section, checking its hold, meanwhile.
+     */
+    ONE_WAY_PARTITION,
     /** Topology: SIGKILL the current leader and start it again on its data after a second. */
     LEADER_KILL,
     /** Topology: SIGSTOP the current leader for longer than the lease, then SIGCONT. */

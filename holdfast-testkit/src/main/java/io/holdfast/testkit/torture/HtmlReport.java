@@ -18,7 +18,7 @@ import java.util.stream.Collectors;
  * The HTML report: one self-contained page (inline CSS and SVG, no script, no external asset) with the
  * verdicts, a timeline of every hold per client with the fault windows and the anomalies drawn on it, the
  * acquisitions per second, and the tables of the text report. Elements carry classes and ids
- * ({@code svg#timeline}, {@code rect.hold}, {@code rect.fault}, {@code rect.violation},
+ * ({@code svg#timeline}, {@code rect.hold}, {@code rect.fault}, {@code rect.cut-off} (with {@code data-client}), {@code rect.violation},
  * {@code path.stale-write}, {@code svg#availability}, {@code rect.bar}) so a test can find them.
  */
 final class HtmlReport {
@@ -29,9 +29,11 @@ final class HtmlReport {
     private static final int LANE = 30;
     private static final int BOTTOM = 36;
     private static final int LISTED = 200;
-    private static final Map<Fault, String> FAULT_COLORS = Map.of(Fault.KILL, "#e53935", Fault.PAUSE, "#8e24aa",
-            Fault.RESTART, "#1e88e5", Fault.PARTITION, "#fb8c00", Fault.LEADER_PARTITION, "#f4511e", Fault.FOLLOWER_PARTITION, "#c62828",
-            Fault.LEADER_KILL, "#3949ab", Fault.LEADER_PAUSE, "#00897b", Fault.SLOW_LINK, "#6d4c41");
+    private static final Map<Fault, String> FAULT_COLORS = Map.ofEntries(Map.entry(Fault.KILL, "#e53935"), Map.entry(Fault.PAUSE, "#8e24aa"),
+            Map.entry(Fault.RESTART, "#1e88e5"), Map.entry(Fault.PARTITION, "#fb8c00"), Map.entry(Fault.LEADER_PARTITION, "#f4511e"),
+            Map.entry(Fault.FOLLOWER_PARTITION, "#c62828"), Map.entry(Fault.MINORITY_PARTITION, "#ef6c00"),
+            Map.entry(Fault.ONE_WAY_PARTITION, "#d81b60"), Map.entry(Fault.LEADER_KILL, "#3949ab"), Map.entry(Fault.LEADER_PAUSE, "#00897b"),
+            Map.entry(Fault.SLOW_LINK, "#6d4c41"));
 
     private HtmlReport() {
     }
@@ -57,6 +59,9 @@ final class HtmlReport {
                 + ", pause between read and write up to " + Durations.format(s.think()) + ", faults "
                 + (s.faults().isEmpty() ? "none" : s.faults().stream().map(Fault::label).collect(Collectors.joining(","))) + ", seed " + s.seed());
 
+        if (!s.clockSkews().isEmpty()) {
+            meta(b, "clocks: " + TextReport.clocks(s));
+        }
         verdicts(b, a);
         b.append("<h2>Timeline</h2>\n");
         legend(b);
@@ -100,7 +105,7 @@ final class HtmlReport {
         for (Fault f : Fault.values()) {
             swatch(b, FAULT_COLORS.get(f), f.label() + " window");
         }
-        swatch(b, "#ffffff", "dashed lane outline: client on the cut-off side of a partition");
+        swatch(b, "#ffffff", "dashed lane outline: client on the cut-off side of a partition (dotted: cut off one way)");
         swatch(b, "#d50000", "mutual-exclusion violation (dashed: a holder never told of its loss)");
         swatch(b, "#6a1b9a", "stale write, unguarded");
         swatch(b, "#ff1744", "stale write, write-fenced");
@@ -160,10 +165,12 @@ final class HtmlReport {
                 b.append(String.format(Locale.ROOT, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\" fill-opacity=\"0.35\"/>",
                         x1, laneY(lane), w, LANE, color));
             }
-            for (int cut : f.cutOffClients()) { // the clients on the partition's first (cut-off) side: a hatched lane
-                b.append(String.format(Locale.ROOT, "<rect class=\"cut-off\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"none\" "
-                        + "stroke=\"%s\" stroke-width=\"2\" stroke-dasharray=\"6 3\"><title>%s</title></rect>", x1, laneY(cut) + 1, w, LANE - 2, color,
-                        esc("client " + cut + " on the cut-off side: " + f.sides())));
+            for (int cut : f.cutOffClients()) { // the clients on the partition's cut-off side: a dashed lane outline
+                b.append(String.format(Locale.ROOT, "<rect class=\"cut-off%s\" data-client=\"%d\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
+                        + "fill=\"none\" stroke=\"%s\" stroke-width=\"2\" stroke-dasharray=\"%s\"><title>%s</title></rect>", f.oneWay() ? " one-way" : "",
+                        cut, x1, laneY(cut) + 1, w, LANE - 2, color, f.oneWay() ? "2 3" : "6 3",
+                        esc("client " + cut + (f.oneWay() ? " cut off one way (packets dropped from the left side to the right): "
+                                : " on the cut-off side: ") + f.sides())));
             }
             String label = f.fault().label() + (lane > 0 ? " c" + lane : "");
             if (x1 >= labelsEnd) {

@@ -33,6 +33,9 @@ final class TextReport {
                 + ", acquire wait " + Durations.format(s.acquireWait()) + ", seed " + s.seed()
                 + (s.permits() > 1 ? "; each round takes 1 of " + s.permits() + " permits of a semaphore, not the lock" : ""));
         line(b, "faults:   " + (s.faults().isEmpty() ? "none" : s.faults().stream().map(Fault::label).collect(Collectors.joining(","))));
+        if (!s.clockSkews().isEmpty()) {
+            line(b, "clocks:   " + clocks(s));
+        }
         line(b, "register: " + (s.registerUrl() == null ? "SQLite file register.db in the report directory" : Uris.redact(s.registerUrl())));
         line(b, "");
 
@@ -197,6 +200,13 @@ final class TextReport {
 
     private static String capitalized(String text) {
         return Character.toUpperCase(text.charAt(0)) + text.substring(1);
+    }
+
+    /** The skewed clients' wall clocks, for the reports' header. */
+    static String clocks(TortureSettings s) {
+        return s.clockSkews().entrySet().stream().map(e -> "client " + e.getKey() + "'s wall clock " + e.getValue().abs().toSeconds() + " s "
+                + (e.getValue().isNegative() ? "behind" : "ahead")).collect(Collectors.joining(", "))
+                + " (libfaketime; histories keep the run's time line, from the machine's monotonic clock)";
     }
 
     static String seconds(long micros) {

@@ -62,9 +62,9 @@ public enum Topology {
         return switch (this) {
             case ETCD3, ZK3 -> Fault.CLUSTER;
             case REDIS_SENTINEL, REDIS_CLUSTER -> java.util.Collections.unmodifiableSet(java.util.EnumSet.of(Fault.KILL, Fault.PAUSE, Fault.PARTITION,
-                    Fault.LEADER_PARTITION, Fault.LEADER_KILL, Fault.LEADER_PAUSE, Fault.SLOW_LINK));
+                    Fault.ONE_WAY_PARTITION, Fault.LEADER_PARTITION, Fault.LEADER_KILL, Fault.LEADER_PAUSE, Fault.SLOW_LINK));
             case REDLOCK5 -> java.util.Collections.unmodifiableSet(java.util.EnumSet.of(Fault.KILL, Fault.PAUSE, Fault.PARTITION,
-                    Fault.MINORITY_PARTITION, Fault.LEADER_KILL, Fault.LEADER_PAUSE, Fault.SLOW_LINK));
+                    Fault.ONE_WAY_PARTITION, Fault.MINORITY_PARTITION, Fault.LEADER_KILL, Fault.LEADER_PAUSE, Fault.SLOW_LINK));
         };
     }
 

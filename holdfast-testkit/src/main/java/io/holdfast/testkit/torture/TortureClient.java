@@ -45,9 +45,10 @@ import java.util.Random;
  * runner is gone), and in any case after {@code --max-lifetime}.
  *
  * <p>Usage: {@code TortureClient --uri URI --register JDBC_URL --run RUN_ID --lock NAME --client N
- * --incarnation I --history FILE --lease D --think D --wait D --seed S --max-lifetime D [--threads N] [--permits N]}.
- * With {@code --permits N} (N &gt; 1) each round takes one permit of the semaphore NAME of N permits instead of the
- * lock NAME.
+ * --incarnation I --history FILE --lease D --think D --wait D --seed S --max-lifetime D [--threads N] [--permits N]
+ * [--clock-origin MICROS:NANOS]}. With {@code --permits N} (N &gt; 1) each round takes one permit of the semaphore NAME of
+ * N permits instead of the lock NAME. With the runner's clock origin ({@link RunClock}) its events share the runner's
+ * time line whatever its own wall clock says; its start event says how far its wall clock is off that line.
  */
 public final class TortureClient {
     /** Printed once the client is connected and about to loop. */
@@ -89,9 +90,15 @@ public final class TortureClient {
         int incarnation = Integer.parseInt(arg("incarnation"));
         int threads = Integer.parseInt(args.getOrDefault("threads", "1"));
         long deadline = System.nanoTime() + Durations.parse(arg("max-lifetime")).toNanos();
+        if (args.containsKey("clock-origin")) {
+            RunClock.adopt(arg("clock-origin"));
+        }
         watchInput();
         try (History.Writer history = new History.Writer(Path.of(arg("history")), client, incarnation)) {
-            history.record(Event.OP_START, Event.OK, 0, ProcessHandle.current().pid(), "pid" + (threads > 1 ? ", " + threads + " threads" : ""));
+            long now = RunClock.now();
+            long wallClockOff = RunClock.wallClockMicros() - now;
+            history.recordAt(now, Event.OP_START, Event.OK, 0, ProcessHandle.current().pid(), "pid" + (threads > 1 ? ", " + threads + " threads" : "")
+                    + String.format(java.util.Locale.ROOT, ", wall clock %+.3fs off the run's clock", wallClockOff / 1e6));
             Holdfast holdfast = connect(history, deadline, client, incarnation);
             if (holdfast != null) {
                 try {

@@ -61,7 +61,7 @@ public record TortureResult(String store, TortureSettings settings, long startMi
      * @param detail how: partition mode, pause length, restart time
      * @param skipReason null if injected; else why it could not be
      * @param sides for a partition in a topology, which member was on which side ({@link io.holdfast.testkit.torture.net.Partition#sides()},
-     *        the cut-off side first: {@code c2,s1 | c1,c3,s2,s3}); "" otherwise
+     *        the cut-off side first: {@code c2,s1 | c1,c3,s2,s3}; one way, the sending side first: {@code s1,s2,s3 -> c2}); "" otherwise
      */
     public record FaultWindow(Fault fault, long startMicros, long endMicros, String target, long heldToken, String detail,
                               String skipReason, String sides) {
@@ -70,18 +70,29 @@ public record TortureResult(String store, TortureSettings settings, long startMi
             this(fault, startMicros, endMicros, target, heldToken, detail, skipReason, "");
         }
 
-        /** The client numbers on the first side of the partition ({@code c2} is client 2); empty if none. */
+        /**
+         * The client numbers cut off ({@code c2} is client 2): those on the first side of a two-way partition
+         * ({@code c2,s1 | c1,c3,s2,s3}), those on either side of a one-way one ({@code s1,s2,s3 -> c2}: a one-way
+         * partition singles out clients on one side); empty if none.
+         */
         public java.util.List<Integer> cutOffClients() {
             if (sides.isEmpty()) {
                 return java.util.List.of();
             }
+            String[] parts = sides.split(" ");
+            String members = oneWay() && parts.length == 3 ? parts[0] + "," + parts[2] : parts[0];
             java.util.List<Integer> found = new java.util.ArrayList<>();
-            for (String m : sides.split(" ")[0].split(",")) {
+            for (String m : members.split(",")) {
                 if (m.matches("c\\d+")) {
                     found.add(Integer.parseInt(m.substring(1)));
                 }
             }
             return found;
+        }
+
+        /** Whether the partition dropped packets one way only ({@code A -> B}: from A to B). */
+        public boolean oneWay() {
+            return sides.contains(" -> ");
         }
     }
 

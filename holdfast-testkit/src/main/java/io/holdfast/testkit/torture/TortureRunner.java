@@ -6,7 +6,6 @@ import io.holdfast.testkit.torture.TortureResult.FaultWindow;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -73,6 +72,7 @@ public final class TortureRunner {
     private int partitions;
     private int pauses;
     private ClusterRun clusterRun;
+    private ClientCommand clientCommand;
 
     /** A runner for {@code settings}; nothing starts before {@link #run()}. */
     public TortureRunner(TortureSettings settings) {
@@ -105,13 +105,14 @@ public final class TortureRunner {
         logDir = dir.resolve("logs");
         Files.createDirectories(historyDir);
         Files.createDirectories(logDir);
-        clearOldRun(historyDir, "client-*.tsv");
-        clearOldRun(logDir, "client-*.log");
+        RunFiles.clearOldRun(historyDir, "client-*.tsv");
+        RunFiles.clearOldRun(logDir, "client-*.log");
         byte[] id = new byte[6];
         new SecureRandom().nextBytes(id);
         runId = HexFormat.of().formatHex(id);
         random = new Random(settings.seed());
         registerUrl = settings.registerUrl() != null ? settings.registerUrl() : "jdbc:sqlite:" + dir.resolve("register.db");
+        clientCommand = new ClientCommand(settings, registerUrl, runId, historyDir);
 
         String store;
         if (settings.topology() != null) {
@@ -146,7 +147,7 @@ public final class TortureRunner {
             for (ClientProcess p : clients) {
                 if (!p.awaitReady(READY_TIMEOUT)) {
                     throw new IllegalStateException("client " + p.name() + " did not get ready within " + Durations.format(READY_TIMEOUT)
-                            + "; its log " + p.log + ":\n" + tail(p.log));
+                            + "; its log " + p.log + ":\n" + RunFiles.tail(p.log));
                 }
             }
             startMicros = Event.now();
@@ -199,8 +200,8 @@ public final class TortureRunner {
             finals = register.read();
         }
         List<Event> events = History.readAll(historyDir);
-        writeMergedHistory(dir.resolve("history.tsv"), events);
-        writeFaults(dir.resolve("faults.tsv"));
+        RunFiles.writeMergedHistory(dir.resolve("history.tsv"), events);
+        RunFiles.writeFaults(dir.resolve("faults.tsv"), faults);
         Checker.Analysis analysis = Checker.check(store, settings, startMicros, endMicros, events, lives, faults, finals);
         Path text = dir.resolve("report.txt");
         Path html = dir.resolve("report.html");
@@ -233,27 +234,7 @@ public final class TortureRunner {
     }
 
     private ClientProcess startClient(int client, int incarnation) throws IOException {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        // Small, quick-starting JVMs: several run on what may be a small machine.
-        cmd.addAll(List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xmx128m", "-XX:-UsePerfData",
-                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-Dorg.slf4j.simpleLogger.showDateTime=true"));
-        cmd.addAll(settings.clientJvmOptions());
-        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), TortureClient.class.getName(),
-                "--uri", clientUris.get(client - 1),
-                "--register", registerUrl,
-                "--run", runId,
-                "--lock", "torture/" + runId,
-                "--client", Integer.toString(client),
-                "--incarnation", Integer.toString(incarnation),
-                "--history", History.fileOf(historyDir, client, incarnation).toString(),
-                "--lease", Durations.format(settings.lease()),
-                "--think", Durations.format(settings.think()),
-                "--wait", Durations.format(settings.acquireWait()),
-                "--seed", Long.toString(settings.seed()),
-                "--max-lifetime", Durations.format(settings.duration().multipliedBy(3).plus(Duration.ofMinutes(5))),
-                "--threads", Integer.toString(settings.threadsOf(client)),
-                "--permits", Integer.toString(settings.permits())));
+        List<String> cmd = clientCommand.of(client, incarnation, clientUris.get(client - 1));
         return ClientProcess.start(client, incarnation, clusterRun == null ? cmd : clusterRun.clientCommand(client, cmd),
                 logDir.resolve("client-" + client + "-" + incarnation + ".log"));
     }
@@ -271,6 +252,7 @@ public final class TortureRunner {
     private Duration expectedLength(Fault f) {
         return switch (f) {
             case PAUSE, PARTITION, LEADER_PARTITION, MINORITY_PARTITION, LEADER_PAUSE, SLOW_LINK -> pauseLength();
+            case ONE_WAY_PARTITION -> pauseLength().plusSeconds(4); // with the search for a holder
             case FOLLOWER_PARTITION -> settings.lease().multipliedBy(3).plusSeconds(4);
             case KILL, RESTART -> Duration.ofSeconds(3);
             case LEADER_KILL -> settings.restartDowntime().plusSeconds(5);
@@ -371,6 +353,7 @@ public final class TortureRunner {
             case LEADER_PARTITION -> clusterRun.leaderPartition();
             case FOLLOWER_PARTITION -> clusterRun.followerPartition();
             case MINORITY_PARTITION -> clusterRun.minorityPartition();
+            case ONE_WAY_PARTITION -> clusterRun.oneWayPartition();
             case LEADER_KILL -> clusterRun.leaderKill();
             case LEADER_PAUSE -> clusterRun.leaderPause();
             case SLOW_LINK -> clusterRun.slowLink();
@@ -619,41 +602,5 @@ public final class TortureRunner {
 
     private static Duration min(Duration a, Duration b) {
         return a.compareTo(b) <= 0 ? a : b;
-    }
-
-    private static void clearOldRun(Path dir, String glob) throws IOException {
-        try (DirectoryStream<Path> old = Files.newDirectoryStream(dir, glob)) {
-            for (Path p : old) {
-                Files.delete(p);
-            }
-        }
-    }
-
-    private static void writeMergedHistory(Path file, List<Event> events) throws IOException {
-        StringBuilder b = new StringBuilder("# micros\tclient\tincarnation\top\ttype\ttoken\tvalue\tdetail\n");
-        for (Event e : events) {
-            b.append(e.toLine()).append('\n');
-        }
-        Files.writeString(file, b.toString(), StandardCharsets.UTF_8);
-    }
-
-    private void writeFaults(Path file) throws IOException {
-        StringBuilder b = new StringBuilder("# start_micros\tend_micros\tfault\ttarget\theld_token\tdetail\tskipped_because\t"
-                + "sides (a partition's members: cut-off side | the rest; cN is client N, sN server N)\n");
-        for (FaultWindow f : faults) {
-            b.append(f.startMicros()).append('\t').append(f.endMicros()).append('\t').append(f.fault().label()).append('\t')
-                    .append(f.target()).append('\t').append(f.heldToken()).append('\t').append(Event.clean(f.detail())).append('\t')
-                    .append(f.skipReason() == null ? "" : Event.clean(f.skipReason())).append('\t').append(f.sides()).append('\n');
-        }
-        Files.writeString(file, b.toString(), StandardCharsets.UTF_8);
-    }
-
-    static String tail(Path log) {
-        try {
-            List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
-            return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
-        } catch (IOException e) {
-            return "(no log: " + e + ")";
-        }
     }
 }

@@ -8,8 +8,10 @@ import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * What one torture run does. Build with {@link #builder(String)}; every setting but the store URI has a
@@ -34,11 +36,14 @@ import java.util.Set;
  *        others run one thread, so both shapes run side by side); 1 to 16, 1 for single-threaded clients only
  * @param permits 1: the clients take the lock; 2 to {@link DistributedSemaphore#MAX_PERMITS}: each round takes one permit of
  *        a semaphore of that many instead, and the checker allows that many valid holds at once, not more
+ * @param clockSkews clients whose wall clock is off by a fixed offset (client number to offset, whole seconds,
+ *        up to a day either way): they run under libfaketime ({@code ClockSkew}), every incarnation; their
+ *        monotonic clock stays honest, and the histories keep the run's time line. Empty for none
  */
 public record TortureSettings(String uri, String registerUrl, int clients, Duration duration, Set<Fault> faults,
                               Path reportDir, Duration lease, Duration think, Duration acquireWait, long seed,
                               List<String> clientJvmOptions, Duration restartDowntime, Topology topology, int threads,
-                              int permits) {
+                              int permits, Map<Integer, Duration> clockSkews) {
 
     /** Checks every setting and says what is allowed. */
     public TortureSettings {
@@ -67,6 +72,15 @@ public record TortureSettings(String uri, String registerUrl, int clients, Durat
         if (permits < 1 || permits > DistributedSemaphore.MAX_PERMITS) {
             throw new IllegalArgumentException("permits " + permits + " is not allowed; allowed: 1 (the lock) to "
                     + DistributedSemaphore.MAX_PERMITS + " (a semaphore)");
+        }
+        clockSkews = Collections.unmodifiableMap(new TreeMap<>(Objects.requireNonNull(clockSkews, "clockSkews")));
+        for (Map.Entry<Integer, Duration> e : clockSkews.entrySet()) {
+            Duration d = e.getValue();
+            if (e.getKey() < 1 || e.getKey() > clients || d == null || d.isZero() || d.toNanos() % 1_000_000_000L != 0
+                    || d.abs().compareTo(Duration.ofDays(1)) > 0) {
+                throw new IllegalArgumentException("clock skew " + e.getKey() + ":" + d + " is not allowed; allowed: a client number from 1 to "
+                        + clients + " and a nonzero offset in whole seconds, at most a day either way");
+            }
         }
         if (topology != null && registerUrl != null) {
             throw new IllegalArgumentException("a register database (" + registerUrl + ") is not allowed with a topology: the clients "
@@ -106,6 +120,7 @@ public record TortureSettings(String uri, String registerUrl, int clients, Durat
         private long seed = System.nanoTime();
         private List<String> clientJvmOptions = List.of();
         private Duration restartDowntime = Duration.ofSeconds(1);
+        private final Map<Integer, Duration> clockSkews = new TreeMap<>();
 
         private Builder(String uri, Topology topology) {
             this.uri = uri;
@@ -193,10 +208,19 @@ public record TortureSettings(String uri, String registerUrl, int clients, Durat
             return this;
         }
 
+        /**
+         * Runs client {@code client} (every incarnation of it) with its wall clock {@code offset} ahead (negative:
+         * behind), through libfaketime; its monotonic clock stays honest. None by default.
+         */
+        public Builder clockSkew(int client, Duration offset) {
+            this.clockSkews.put(client, offset);
+            return this;
+        }
+
         /** @throws IllegalArgumentException if a setting is out of range, saying what is allowed */
         public TortureSettings build() {
             return new TortureSettings(uri, registerUrl, clients, duration, faults, reportDir, lease, think, acquireWait,
-                    seed, clientJvmOptions, restartDowntime, topology, threads, permits);
+                    seed, clientJvmOptions, restartDowntime, topology, threads, permits, clockSkews);
         }
     }
 }

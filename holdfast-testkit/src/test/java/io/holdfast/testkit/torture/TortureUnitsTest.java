@@ -42,6 +42,15 @@ class TortureUnitsTest {
         assertThatThrownBy(() -> TortureSettings.builder("sqlite:").clients(0).build()).hasMessageContaining("1 to 32");
         assertThatThrownBy(() -> TortureSettings.builder("sqlite:").duration(Duration.ofMillis(10)).build()).hasMessageContaining("1s to 7d");
         assertThatThrownBy(() -> TortureSettings.builder("sqlite:").lease(Duration.ofMillis(10)).build()).hasMessageContaining("100ms");
+        assertThatThrownBy(() -> TortureSettings.builder("sqlite:").clockSkew(5, Duration.ofSeconds(30)).build())
+                .hasMessageContaining("client number from 1 to 4");
+        assertThatThrownBy(() -> TortureSettings.builder("sqlite:").clockSkew(2, Duration.ofMillis(1500)).build())
+                .hasMessageContaining("whole seconds");
+        assertThatThrownBy(() -> TortureSettings.builder("sqlite:").clockSkew(2, Duration.ZERO).build()).hasMessageContaining("nonzero");
+        assertThatThrownBy(() -> TortureSettings.builder("sqlite:").clockSkew(2, Duration.ofDays(-2)).build()).hasMessageContaining("at most a day");
+        assertThat(TortureSettings.builder("sqlite:").clockSkew(3, Duration.ofSeconds(-30)).clockSkew(2, Duration.ofSeconds(30)).build().clockSkews())
+                .containsExactly(Map.entry(2, Duration.ofSeconds(30)), Map.entry(3, Duration.ofSeconds(-30)));
+        assertThat(ClockSkew.spec(Duration.ofSeconds(-30))).isEqualTo("-30s");
         TortureSettings s = TortureSettings.builder("sqlite:").reportDir(Path.of("r")).build();
         assertThat(s.clients()).isEqualTo(4);
         assertThat(s.faults()).hasSize(4);
