@@ -11,13 +11,17 @@ import java.util.concurrent.CompletableFuture;
  * its holder dies, loud loss.
  *
  * <p>How it is made: permit {@code i} is the lock {@code NAME#permit-i}, and every acquire first takes the lock
- * {@code NAME#gate}, takes its permits while holding it, then releases it. Those names belong to the semaphore.
+ * {@code NAME#gate}, takes its permits while holding it, then releases it. Those names belong to the semaphore (a
+ * {@link DistributedReadWriteLock} of the same name is made of the same locks: do not use a name for both).
+ *
+ * <p><b>Every client must give a name the same number of permits.</b> Nothing checks it: clients that disagree
+ * share the first permits, so up to the largest number given are held at once, more than the smaller number
+ * promises. Keep the number in one place (a constant, a shared setting) for every client of the name.
  *
  * <p>Guarantees:
  * <ul>
  * <li><b>At most {@link #permits()} permits held at once</b> across every client that uses the same name with the
- *     same number of permits, within the backend's consistency model. Every client must give the name the same
- *     number: clients that disagree share the first permits, so up to the largest number is held at once.</li>
+ *     same number of permits, within the backend's consistency model.</li>
  * <li><b>All or nothing.</b> An acquire of k permits returns a hold of k, or holds none: permits taken are given
  *     back when the wait runs out, the store fails, or the wait is interrupted, cancelled or ended by the client's
  *     close.</li>

@@ -79,7 +79,7 @@ public abstract class PermitConformance extends SharedClientConformance {
     }
 
     /**
-     * Two clients, each with one writer and two reader threads, on a read-write lock of 3 readers: never a writer
+     * Two clients, each with one writer and two reader threads, on a read-write lock: never a writer
      * with a reader or another writer, two readers at once when both ask, each write's token greater than the last,
      * and each read's greater than the last write before it.
      */
@@ -87,8 +87,8 @@ public abstract class PermitConformance extends SharedClientConformance {
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     public void aReadWriteLockNeverHasAWriterWithAnyoneAndTokensRise() throws Exception {
         String name = name("rw");
-        List<DistributedReadWriteLock> locks = List.of(client().readWriteLock(name, 3, LEASE, true),
-                client().readWriteLock(name, 3, LEASE, true));
+        List<DistributedReadWriteLock> locks = List.of(client().readWriteLock(name, LEASE, true),
+                client().readWriteLock(name, LEASE, true));
         try (PermitHold r1 = locks.get(0).readLock().acquire(SOON); PermitHold r2 = locks.get(1).readLock().acquire(SOON)) {
             assertThat(locks.get(0).writeLock().tryAcquire()).as("a write while two clients read").isEmpty();
             assertThat(r2.fencingToken()).isGreaterThan(r1.fencingToken());
@@ -130,7 +130,7 @@ public abstract class PermitConformance extends SharedClientConformance {
             worker.get(100, TimeUnit.SECONDS);
         }
         assertThat(broken).as("exclusion and token order").isEmpty();
-        assertNothingHeld(name, 3);
+        assertNothingHeld(name, DistributedReadWriteLock.MAX_READERS);
     }
 
     /**
@@ -170,7 +170,7 @@ public abstract class PermitConformance extends SharedClientConformance {
         String name = name("rw-lost");
         Holdfast holder = client();
         Holdfast operator = client();
-        PermitHold write = holder.readWriteLock(name, 2, LEASE, true).writeLock().acquire(SOON);
+        PermitHold write = holder.readWriteLock(name, LEASE, true).writeLock().acquire(SOON);
         CountDownLatch lost = new CountDownLatch(1);
         write.onLost((permit, reason) -> lost.countDown());
         assertThat(operator.admin().forceRelease(name + "#permit-1")).isTrue();
@@ -178,7 +178,7 @@ public abstract class PermitConformance extends SharedClientConformance {
         assertThat(write.isValid()).isFalse();
         assertThatThrownBy(write::checkValid).isInstanceOf(LockLostException.class).hasMessageContaining(name + "#permit-1");
         assertThatThrownBy(write::close).isInstanceOf(LockLostException.class);
-        try (PermitHold next = operator.readWriteLock(name, 2, LEASE, true).writeLock().tryAcquire()
+        try (PermitHold next = operator.readWriteLock(name, LEASE, true).writeLock().tryAcquire()
                 .orElseThrow(() -> new AssertionError("close() left a permit of " + name + " held"))) {
             assertThat(next.fencingToken()).isGreaterThan(write.fencingToken());
         }
