@@ -213,4 +213,21 @@ class SemaphoreTest extends PermitFixture {
         assertThatThrownBy(() -> semaphore.acquire(1, Duration.ofSeconds(-1))).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("allowed");
     }
+
+    @Test
+    @Timeout(value = 30, unit = TimeUnit.SECONDS)
+    void aHoldReleasedByTheClientsCloseSaysReleased() throws Exception {
+        Holdfast closing = client();
+        PermitHold hold = closing.semaphore("s", 2).acquire(2, Duration.ofSeconds(5));
+        MultiHold multi = closing.multiLock("a", "b").acquire(Duration.ofSeconds(5));
+        closing.close();
+        assertThat(heldLocks("s#")).as("locks of 's' held after the client's close").isEmpty();
+        assertThat(hold.state()).as("the permit hold after the client's close").isEqualTo(Hold.State.RELEASED);
+        assertThat(hold.isValid()).isFalse();
+        assertThat(hold.lossReason()).isNull();
+        assertThat(multi.state()).as("the multi-hold after the client's close").isEqualTo(Hold.State.RELEASED);
+        hold.close(); // released already: nothing to do, nothing lost
+        multi.close();
+        assertThat(hold.state()).isEqualTo(Hold.State.RELEASED);
+    }
 }
