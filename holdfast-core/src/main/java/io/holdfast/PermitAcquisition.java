@@ -1,58 +1,28 @@
 package io.holdfast;
 
+import io.holdfast.PermitStates.State;
+
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.EnumMap;
-import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * One acquire of k permits of a {@link DistributedSemaphore}, as a state machine: the gate first, then, while
- * holding it, the permits, all under one deadline; then the gate is released and its token is the hold's.
+ * One acquire of k permits of a {@link DistributedSemaphore}: the gate first, then, while holding it, the permits,
+ * all under one deadline; then the gate is released and its token is the hold's. The states, their transitions and
+ * invariants are in {@link PermitStates}; this class makes the moves.
  *
- * <pre>
- *   GATE ──gate granted──▶ TRYING (one attempt each on k permits, from a random one, concurrently)
- *   TRYING ──fewer than k taken; a tryAcquire: ──▶ TRYING (one attempt each on every permit not tried yet)
- *          ──fewer than k taken; a wait, deadline ahead──▶ WAITING (a wait on every permit not taken)
- *   WAITING ──a permit granted, fewer than k taken──▶ WAITING
- *   TRYING, WAITING ──k taken──▶ DONE (a hold of the k permits; the gate released; extra grants given back)
- *   GATE, TRYING, WAITING ──a wait or attempt failed, deadline, no permits left to try, the gate lost, the caller
- *                            gave up (cancel, complete, interrupt) or the client closed──▶ DONE (all given back)
- * </pre>
- *
- * <p>Invariants, checked on every transition: GATE holds nothing; TRYING and WAITING hold the gate and fewer than k
- * permits; attempts are in flight only in TRYING; permit waits exist only in WAITING, on permits not taken, enough
- * with those taken to make k; DONE holds nothing, has nothing in flight, and is final. Every hold that reaches this
- * object has one owner: its callback keeps it in a state that wants it, and otherwise releases it; whoever moves to
- * DONE owns what was held and gives it to the hold or back to the store. Transitions happen in {@link #move} under
- * this object's lock; store calls, waits, releases and the future's completion run outside it.
+ * <p>Every hold that reaches this object has one owner: its callback keeps it in a state that wants it, and otherwise
+ * releases it; whoever moves to DONE owns what was held and gives it to the hold or back to the store. Transitions
+ * happen in {@link #move} under this object's lock; store calls, waits, releases and the future's completion run
+ * outside it.
  */
 final class PermitAcquisition {
-    enum State {
-        /** Waiting for the gate. */
-        GATE,
-        /** Holding the gate; a round of single attempts on permits is in flight. */
-        TRYING,
-        /** Holding the gate; waiting on every permit not taken for enough of them. */
-        WAITING,
-        /** Over: the future is (being) completed; nothing is held by this acquire. */
-        DONE
-    }
-
-    private static final Map<State, Set<State>> ALLOWED = new EnumMap<>(Map.of(
-            State.GATE, EnumSet.of(State.TRYING, State.DONE),
-            State.TRYING, EnumSet.of(State.TRYING, State.WAITING, State.DONE),
-            State.WAITING, EnumSet.of(State.WAITING, State.DONE),
-            State.DONE, EnumSet.noneOf(State.class)));
-
     final CompletableFuture<PermitHold> future = new CompletableFuture<>();
     private final SemaphoreHandle semaphore;
     private final int wanted;
@@ -62,7 +32,6 @@ final class PermitAcquisition {
     private final Duration wait;
     private final boolean forever;
     private final long deadlineNanos;
-    private final int first;
 
     // Guarded by this.
     private State state = State.GATE;
@@ -70,8 +39,7 @@ final class PermitAcquisition {
     private Hold gate;
     /** Permit index to its hold, in the order taken. */
     private final Map<Integer, Hold> taken = new LinkedHashMap<>();
-    /** Permits tried so far, counted from {@link #first}. */
-    private int tried;
+    private final PermitRounds rounds;
     private int attemptsInFlight;
     private RuntimeException attemptError;
     private RuntimeException transientError;
@@ -85,7 +53,7 @@ final class PermitAcquisition {
         this.wait = wait;
         this.forever = wait != null && wait.compareTo(Acquisition.FOREVER) >= 0;
         this.deadlineNanos = System.nanoTime() + (wait == null || forever ? 0 : wait.toNanos());
-        this.first = ThreadLocalRandom.current().nextInt(semaphore.slots.size());
+        this.rounds = new PermitRounds(semaphore.slots.size());
         // Any completion by the caller (cancel, complete, orTimeout...) ends the wait; ours is a no-op here.
         future.whenComplete((hold, error) -> giveUp());
     }
@@ -143,11 +111,7 @@ final class PermitAcquisition {
 
     /** Picks the next {@code most} permits not tried yet and counts them in flight. Called under this. */
     private List<Integer> roundOf(int most) {
-        int n = semaphore.slots.size();
-        List<Integer> round = new ArrayList<>();
-        while (round.size() < most && tried < n) {
-            round.add((first + tried++) % n);
-        }
+        List<Integer> round = rounds.next(most);
         attemptsInFlight = round.size();
         return round;
     }
@@ -198,7 +162,6 @@ final class PermitAcquisition {
 
     /** A round of attempts is over: what next. Called under this, in TRYING. */
     private Runnable afterRound() {
-        int n = semaphore.slots.size();
         if (attemptError != null) {
             return fail(attemptError);
         }
@@ -206,8 +169,8 @@ final class PermitAcquisition {
             return succeed();
         }
         if (wait == null) {
-            if (tried < n) {
-                List<Integer> round = roundOf(n);
+            if (!rounds.allTried()) {
+                List<Integer> round = roundOf(semaphore.slots.size());
                 move(State.TRYING);
                 return () -> attempt(round);
             }
@@ -216,13 +179,8 @@ final class PermitAcquisition {
         if (!forever && System.nanoTime() - deadlineNanos >= 0) {
             return fail(transientError != null ? transientError : timeout(taken.size() + " of " + wanted + " permits were free in time"));
         }
-        List<Integer> toWait = new ArrayList<>();
-        for (int i = 0; i < n; i++) {
-            if (!taken.containsKey(i)) {
-                toWait.add(i);
-                waits.put(i, null);
-            }
-        }
+        List<Integer> toWait = rounds.allBut(taken.keySet());
+        toWait.forEach(i -> waits.put(i, null));
         move(State.WAITING);
         return () -> waitFor(toWait);
     }
@@ -390,23 +348,10 @@ final class PermitAcquisition {
                 + "; none is held");
     }
 
-    /** The single place where the state changes; checks the invariants of the state entered. */
+    /** The single place where the state changes; checks the invariants of the state entered. Called under this. */
     private void move(State next) {
-        if (!ALLOWED.get(state).contains(next)) {
-            throw Invariants.violated(this + ": no transition " + state + " -> " + next);
-        }
-        state = next;
-        boolean ok = switch (next) {
-            case GATE -> gate == null && taken.isEmpty();
-            case TRYING -> gate != null && taken.size() < wanted && waits.isEmpty() && gateWait == null;
-            case WAITING -> gate != null && taken.size() < wanted && attemptsInFlight == 0 && gateWait == null
-                    && taken.size() + waits.size() >= wanted && waits.keySet().stream().noneMatch(taken::containsKey);
-            case DONE -> gate == null && gateWait == null && taken.isEmpty() && waits.isEmpty() && attemptsInFlight == 0;
-        };
-        if (!ok) {
-            throw Invariants.violated(this + ": entering " + next + " with " + taken.size() + " of " + wanted + " permits, "
-                    + waits.size() + " waits, " + attemptsInFlight + " attempts in flight, gate " + (gate != null ? "held" : "not held"));
-        }
+        state = PermitStates.move(this, state, next, gate != null, gateWait != null, taken.keySet(), wanted,
+                waits.keySet(), attemptsInFlight);
     }
 
     @Override
