@@ -168,16 +168,15 @@ final class PermitAcquisition {
         if (taken.size() == wanted) {
             return succeed();
         }
-        if (wait == null) {
-            if (!rounds.allTried()) {
-                List<Integer> round = roundOf(semaphore.slots.size());
-                move(State.TRYING);
-                return () -> attempt(round);
-            }
-            return fail(new LockTimeoutException(what + " not free")); // a tryAcquire's empty answer
+        boolean late = wait == null || !forever && System.nanoTime() - deadlineNanos >= 0;
+        if (late && !rounds.allTried()) { // a free permit is taken however short the wait: try every one not tried yet
+            List<Integer> round = roundOf(semaphore.slots.size());
+            move(State.TRYING);
+            return () -> attempt(round);
         }
-        if (!forever && System.nanoTime() - deadlineNanos >= 0) {
-            return fail(transientError != null ? transientError : timeout(taken.size() + " of " + wanted + " permits were free in time"));
+        if (late) {
+            return fail(wait == null ? new LockTimeoutException(what + " not free") // a tryAcquire's empty answer
+                    : transientError != null ? transientError : timeout(taken.size() + " of " + wanted + " permits were free in time"));
         }
         List<Integer> toWait = rounds.allBut(taken.keySet());
         toWait.forEach(i -> waits.put(i, null));

@@ -11,7 +11,9 @@ import java.util.Set;
  *
  * <pre>
  *   GATE ──gate granted──▶ TRYING (one attempt each on k permits, from a random one, concurrently)
- *   TRYING ──fewer than k taken; a tryAcquire: ──▶ TRYING (one attempt each on every permit not tried yet)
+ *   TRYING ──fewer than k taken; a tryAcquire, or the deadline passed──▶ TRYING (one attempt each on every permit
+ *                                                                      not tried yet: a free one is taken however
+ *                                                                      short the wait)
  *          ──fewer than k taken; a wait, deadline ahead──▶ WAITING (a wait on every permit not taken)
  *   WAITING ──a permit granted, fewer than k taken──▶ WAITING
  *   TRYING, WAITING ──k taken──▶ DONE (a hold of the k permits; the gate released; extra grants given back)

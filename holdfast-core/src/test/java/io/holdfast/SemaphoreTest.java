@@ -232,4 +232,16 @@ class SemaphoreTest extends PermitFixture {
         multi.close();
         assertThat(hold.state()).isEqualTo(Hold.State.RELEASED);
     }
+
+    @Test
+    @Timeout(value = 30, unit = TimeUnit.SECONDS)
+    void aZeroWaitTakesAFreePermitWhereverItsFirstTryLands() throws Exception {
+        Hold zero = client().lock("s#permit-0").acquire(Duration.ofSeconds(5));
+        DistributedSemaphore semaphore = client().semaphore("s", 3);
+        for (int i = 0; i < 30; i++) {
+            semaphore.acquireAsync(1, Duration.ZERO).get(10, TimeUnit.SECONDS).close();
+            semaphore.acquire(1, Duration.ofNanos(1)).close();
+        }
+        zero.close();
+    }
 }
