@@ -100,7 +100,8 @@ public interface DistributedSemaphore {
     /**
      * Takes {@code permits} permits without blocking the caller: the future completes with the hold, or with a
      * {@link LockTimeoutException} once {@code wait} runs out. Any completion by the caller (cancel, complete,
-     * {@code orTimeout}) abandons the wait and gives back every permit taken so far.
+     * {@code orTimeout}) abandons the wait and gives back every permit taken so far, and the gate: on the client's
+     * I/O pool, right after, never on the thread that completed the future.
      *
      * @throws IllegalArgumentException unless {@code permits} is 1 to {@link #permits()}
      */

@@ -20,10 +20,13 @@ import java.util.concurrent.RejectedExecutionException;
  * <p>Every hold that reaches this object has one owner: its callback keeps it in a state that wants it, and otherwise
  * releases it; whoever moves to DONE owns what was held and gives it to the hold or back to the store. Transitions
  * happen in {@link #move} under this object's lock; store calls, waits, releases and the future's completion run
- * outside it.
+ * outside it, and give-backs never on the thread that completed the future (the caller's, or the JDK's one delayer
+ * thread for {@code orTimeout}).
  */
 final class PermitAcquisition {
     final CompletableFuture<PermitHold> future = new CompletableFuture<>();
+    /** Completes once this acquire holds nothing: what it took is in the caller's hold or given back. */
+    final CompletableFuture<Void> settled = new CompletableFuture<>();
     private final SemaphoreHandle semaphore;
     private final int wanted;
     /** For messages: "2 permits of semaphore 'x'", "the write lock of 'x'". */
@@ -260,6 +263,7 @@ final class PermitAcquisition {
             gateWait = null;
             move(State.DONE);
         }
+        settled.complete(null); // nothing was taken
         future.completeExceptionally(cause instanceof LockTimeoutException
                 ? timeout("'" + semaphore.gate.name() + "' stayed held by acquires ahead of it") : cause);
     }
@@ -285,8 +289,7 @@ final class PermitAcquisition {
             }
             over = drop();
         }
-        over.cancelWaits();
-        over.giveBack();
+        over.giveBack(semaphore.client, future, settled, null);
     }
 
     /** Moves to DONE and hands over everything held and in flight. Called under this. */
@@ -317,29 +320,18 @@ final class PermitAcquisition {
             over.cancelWaits();
             Hold g = over.gate();
             if (!g.isValid()) { // lost meanwhile: a later acquire may hold a greater token already
-                over.giveBack();
-                future.completeExceptionally(new HoldfastException("acquiring " + what + " failed: the gate '" + g.lockName()
-                        + "' was lost while taking permits (" + g.lossReason() + "); none is held"));
+                over.giveBack(semaphore.client, future, settled, new HoldfastException("acquiring " + what + " failed: the gate '"
+                        + g.lockName() + "' was lost while taking permits (" + g.lossReason() + "); none is held"));
                 return;
             }
-            SlotsHold hold = new SlotsHold(semaphore.name, g.fencingToken(), over.permits());
-            Handover.releaseQuietly(g);
-            if (!future.complete(hold)) {
-                SemaphoreHandle.closeQuietly(hold); // the caller gave up as the last permit came
-            }
+            over.handTo(semaphore.client, semaphore.name, future, settled);
         };
     }
 
-    /** Ends with {@code error} once everything is given back, on the I/O pool (this may be a timer thread). Called under this. */
+    /** Ends with {@code error} once everything is given back. Called under this. */
     private Runnable fail(RuntimeException error) {
         Handover over = drop();
-        return () -> {
-            over.cancelWaits();
-            semaphore.client.runInBackground(() -> {
-                over.giveBack();
-                future.completeExceptionally(error);
-            });
-        };
+        return () -> over.giveBack(semaphore.client, future, settled, error);
     }
 
     private LockTimeoutException timeout(String detail) {

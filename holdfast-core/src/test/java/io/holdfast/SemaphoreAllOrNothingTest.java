@@ -57,7 +57,7 @@ class SemaphoreAllOrNothingTest extends PermitFixture {
                 .isInstanceOf(LockTimeoutException.class).hasMessageContaining("'s#gate' stayed held");
         atTheGate.cancel(false);
         two.close();
-        assertThat(heldLocks("s#")).isEmpty();
+        assertThat(eventually(() -> heldLocks("s#").isEmpty())).as("locks of 's' held: %s", heldLocks("s#")).isTrue();
     }
 
     @Test
@@ -76,6 +76,7 @@ class SemaphoreAllOrNothingTest extends PermitFixture {
         });
         waiter.start();
         assertThat(eventually(() -> heldLocks("s#permit-").size() == 3)).as("the waiter took the free permit").isTrue();
+        view.releaseDelayMillis = 200; // a slow give-back: the interrupted acquire throws only once it is done
         waiter.interrupt();
         waiter.join(10_000);
         assertThat(outcome.get()).isInstanceOf(InterruptedException.class);
@@ -92,7 +93,7 @@ class SemaphoreAllOrNothingTest extends PermitFixture {
         CompletableFuture<PermitHold> f = client().semaphore("s", 3).acquireAsync(2, Duration.ofHours(1));
         assertThat(eventually(() -> heldLocks("s#permit-").size() == 3)).as("the wait took the free permit").isTrue();
         f.cancel(false);
-        assertThat(heldLocks("s#")).as("locks of 's' held once the wait is cancelled").hasSize(2);
+        assertThat(eventually(() -> heldLocks("s#").size() == 2)).as("the gate and the permit given back, on the I/O pool").isTrue();
         two.close();
         Thread.sleep(300);
         assertThat(heldLocks("s#")).as("locks of 's' held after the other's release: no wait left behind").isEmpty();
@@ -139,5 +140,29 @@ class SemaphoreAllOrNothingTest extends PermitFixture {
         two.close();
         assertThatThrownBy(() -> closing.semaphore("s", 3).acquireAsync(1, Duration.ofSeconds(1)))
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("closed");
+    }
+
+    @Test
+    @Timeout(value = 30, unit = TimeUnit.SECONDS)
+    void givingUpReleasesOffTheThreadThatCompletedTheFuture() throws Exception {
+        PermitHold two = holdTwoElsewhere();
+        ScriptedStore view = view();
+        DistributedSemaphore semaphore = client(view).semaphore("s", 3);
+        CompletableFuture<PermitHold> cancelled = semaphore.acquireAsync(2, Duration.ofHours(1));
+        assertThat(eventually(() -> heldLocks("s#permit-").size() == 3)).as("the wait took the free permit").isTrue();
+        view.releasingThreads.clear();
+        cancelled.cancel(false);
+        assertThat(eventually(() -> heldLocks("s#").size() == 2)).as("the gate and the permit given back").isTrue();
+        assertThat(view.releasingThreads).as("threads that gave back after a cancel").hasSize(2)
+                .doesNotContain(Thread.currentThread().getName());
+
+        CompletableFuture<PermitHold> timedOut = semaphore.acquireAsync(2, Duration.ofHours(1));
+        assertThat(eventually(() -> heldLocks("s#permit-").size() == 3)).as("the wait took the free permit").isTrue();
+        view.releasingThreads.clear();
+        timedOut.orTimeout(100, TimeUnit.MILLISECONDS); // completed by the JDK's one delayer thread
+        assertThat(eventually(() -> heldLocks("s#").size() == 2)).as("the gate and the permit given back").isTrue();
+        assertThat(view.releasingThreads).as("threads that gave back after orTimeout").hasSize(2)
+                .noneMatch(name -> name.startsWith("CompletableFutureDelayScheduler"));
+        two.close();
     }
 }
