@@ -6,8 +6,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
 /**
- * What a {@link PermitAcquisition} hands over when it moves to DONE: the gate and permits it held, and the waits
- * still in flight, to end; and the two ways it then ends: to a hold, or back to the store. Either way,
+ * What a {@link PermitAcquisition} hands over when it moves to CHECKING or DONE: the gate and permits it held, and
+ * the waits still in flight, to end; and the two ways it then ends: to a hold, or back to the store. Either way,
  * {@code settled} completes once the acquire holds nothing more.
  */
 record Handover(Hold gate, List<Hold> permits, List<CompletableFuture<Hold>> waits) {
@@ -16,6 +16,14 @@ record Handover(Hold gate, List<Hold> permits, List<CompletableFuture<Hold>> wai
         for (CompletableFuture<Hold> w : waits) {
             w.cancel(false); // a grant racing it is released by the lock's own wait, or by the acquisition's callback
         }
+    }
+
+    /** The gate if it is no longer valid, else the first permit that is not; null while every one is valid. */
+    Hold firstLost() {
+        if (!gate.isValid()) { // isValid() turns a hold past its local deadline lost
+            return gate;
+        }
+        return permits.stream().filter(p -> !p.isValid()).findFirst().orElse(null);
     }
 
     /** Releases the permits, newest first; quietly (their leases free what the store was not told of). */
@@ -44,7 +52,7 @@ record Handover(Hold gate, List<Hold> permits, List<CompletableFuture<Hold>> wai
     }
 
     /**
-     * Completes {@code future} with a hold of the permits and the gate's token, releasing the
+     * Every part is valid: completes {@code future} with a hold of the permits and the gate's token, releasing the
      * gate first, so that the next acquire's token is greater; if the caller gave up as the last permit came, the
      * permits are given back on the I/O pool.
      */

@@ -8,6 +8,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
@@ -18,10 +19,9 @@ import java.util.concurrent.RejectedExecutionException;
  * invariants are in {@link PermitStates}; this class makes the moves.
  *
  * <p>Every hold that reaches this object has one owner: its callback keeps it in a state that wants it, and otherwise
- * releases it; whoever moves to DONE owns what was held and gives it to the hold or back to the store. Transitions
- * happen in {@link #move} under this object's lock; store calls, waits, releases and the future's completion run
- * outside it, and give-backs never on the thread that completed the future (the caller's, or the JDK's one delayer
- * thread for {@code orTimeout}).
+ * releases it; whoever moves to CHECKING or DONE takes what was held and gives it to the hold or back to the store.
+ * Transitions happen in {@link #move} under this object's lock; store calls, waits, releases and the future's
+ * completion run outside it, and give-backs never on the thread that completed the future (see {@link Handover}).
  */
 final class PermitAcquisition {
     final CompletableFuture<PermitHold> future = new CompletableFuture<>();
@@ -122,9 +122,8 @@ final class PermitAcquisition {
     /** One attempt on each permit of {@code round}, concurrently, on the client's I/O pool. */
     private void attempt(List<Integer> round) {
         for (int i : round) {
-            DistributedLock slot = semaphore.slots.get(i);
             try {
-                CompletableFuture.supplyAsync(slot::tryAcquire, semaphore.client.io)
+                CompletableFuture.supplyAsync(semaphore.slots.get(i)::tryAcquire, semaphore.client.io)
                         .whenComplete((hold, error) -> attempted(i, hold, error));
             } catch (RejectedExecutionException e) {
                 attempted(i, null, HoldfastClient.closedWhileWaiting());
@@ -169,7 +168,7 @@ final class PermitAcquisition {
             return fail(attemptError);
         }
         if (taken.size() == wanted) {
-            return succeed();
+            return check();
         }
         boolean late = wait == null || !forever && System.nanoTime() - deadlineNanos >= 0;
         if (late && !rounds.allTried()) { // a free permit is taken however short the wait: try every one not tried yet
@@ -195,12 +194,12 @@ final class PermitAcquisition {
             try {
                 f = semaphore.slots.get(i).acquireAsync(left);
             } catch (RuntimeException e) {
-                slotFailed(i, e); // the client is closed
+                slotFailed(i, null, e); // the client is closed
                 continue;
             }
             boolean over;
             synchronized (this) {
-                over = state != State.WAITING || !waits.containsKey(i);
+                over = state != State.WAITING || !waits.containsKey(i) || waits.get(i) != null;
                 if (!over) {
                     waits.put(i, f);
                 }
@@ -210,24 +209,29 @@ final class PermitAcquisition {
             }
             f.whenComplete((hold, error) -> {
                 if (error == null) {
-                    slotGranted(i, hold);
+                    slotGranted(i, f, hold);
                 } else {
-                    slotFailed(i, error);
+                    slotFailed(i, f, error);
                 }
             });
         }
     }
 
-    private void slotGranted(int i, Hold hold) {
+    /** Whether {@code f} is the wait of this WAITING on permit {@code i} (an earlier one may answer late). Called under this. */
+    private boolean isCurrentWait(int i, CompletableFuture<Hold> f) {
+        return state == State.WAITING && waits.containsKey(i) && waits.get(i) == f;
+    }
+
+    private void slotGranted(int i, CompletableFuture<Hold> f, Hold hold) {
         boolean keep;
         Runnable next = null;
         synchronized (this) {
-            keep = state == State.WAITING && waits.containsKey(i);
+            keep = isCurrentWait(i, f);
             if (keep) {
                 waits.remove(i);
                 taken.put(i, hold);
                 if (taken.size() == wanted) {
-                    next = succeed();
+                    next = check();
                 } else {
                     move(State.WAITING);
                 }
@@ -240,11 +244,11 @@ final class PermitAcquisition {
         }
     }
 
-    private void slotFailed(int i, Throwable error) {
+    private void slotFailed(int i, CompletableFuture<Hold> f, Throwable error) {
         RuntimeException cause = Handover.unwrap(error);
         Runnable next;
         synchronized (this) {
-            if (state != State.WAITING || !waits.containsKey(i)) {
+            if (!isCurrentWait(i, f)) {
                 return; // over already: this wait was cancelled by it
             }
             waits.remove(i);
@@ -272,65 +276,109 @@ final class PermitAcquisition {
         Runnable next;
         synchronized (this) {
             if (state != State.TRYING && state != State.WAITING) {
-                return; // over: the gate was released or given back
+                return; // over (released or given back), or being checked, which looks at the gate itself
             }
-            next = fail(new HoldfastException("acquiring " + what + " failed: the gate '" + semaphore.gate.name()
-                    + "' was lost while taking permits (" + reason + "); none is held"));
+            next = fail(gateLostError(reason));
         }
         next.run();
+    }
+
+    private HoldfastException gateLostError(String reason) { // the error of a wait whose gate was lost
+        return new HoldfastException("acquiring " + what + " failed: the gate '" + semaphore.gate.name()
+                + "' was lost while taking permits (" + reason + "); none is held");
     }
 
     /** The caller completed the future (or an interrupt cancelled it): end the waits and give back what is held. */
     private void giveUp() {
         Handover over;
+        boolean checking;
         synchronized (this) {
             if (state == State.DONE) {
                 return;
             }
-            over = drop();
+            checking = state == State.CHECKING; // the check owns what is held, and gives it back when it sees DONE
+            over = takeAll();
+            move(State.DONE);
         }
-        over.giveBack(semaphore.client, future, settled, null);
+        if (!checking) {
+            over.giveBack(semaphore.client, future, settled, null);
+        }
     }
 
-    /** Moves to DONE and hands over everything held and in flight. Called under this. */
-    private Handover drop() {
-        List<CompletableFuture<Hold>> inFlight = new ArrayList<>();
-        if (gateWait != null) {
-            inFlight.add(gateWait);
-        }
-        for (CompletableFuture<Hold> w : waits.values()) {
-            if (w != null) {
-                inFlight.add(w);
-            }
-        }
+    /** Takes out everything held and in flight, for whoever moves to CHECKING or DONE. Called under this. */
+    private Handover takeAll() {
+        List<CompletableFuture<Hold>> inFlight = new ArrayList<>(waits.values()); // null: a wait not started yet
+        inFlight.add(gateWait);
+        inFlight.removeIf(Objects::isNull);
         Handover over = new Handover(gate, new ArrayList<>(taken.values()), inFlight);
         gate = null;
         gateWait = null;
         taken.clear();
         waits.clear();
         attemptsInFlight = 0; // their holds come to attempted(), which releases them
-        move(State.DONE);
         return over;
     }
 
-    /** k permits taken: the hold gets them and the gate's token, then the gate is released. Called under this. */
-    private Runnable succeed() {
-        Handover over = drop();
+    /** k permits taken: a check of the gate and every permit, outside this lock. Called under this. */
+    private Runnable check() {
+        Handover held = takeAll();
+        move(State.CHECKING);
         return () -> {
-            over.cancelWaits();
-            Hold g = over.gate();
-            if (!g.isValid()) { // lost meanwhile: a later acquire may hold a greater token already
-                over.giveBack(semaphore.client, future, settled, new HoldfastException("acquiring " + what + " failed: the gate '"
-                        + g.lockName() + "' was lost while taking permits (" + g.lossReason() + "); none is held"));
-                return;
-            }
-            over.handTo(semaphore.client, semaphore.name, future, settled);
+            held.cancelWaits(); // for permits no longer wanted
+            checked(held);
         };
+    }
+
+    /**
+     * In CHECKING, owning {@code held}: a hold if the gate and every permit are still valid. A permit lost while the
+     * others were awaited (its lease ran out unrenewed, or it was force-released) is never handed over: every permit
+     * is given back and taken again, under the same gate and deadline.
+     */
+    private void checked(Handover held) {
+        Hold lost = held.firstLost(); // outside this lock: it may turn a hold past its deadline lost
+        boolean retake = lost != null && lost != held.gate() && wait != null;
+        boolean givenUp;
+        synchronized (this) {
+            givenUp = state == State.DONE; // the caller gave up meanwhile
+            if (!givenUp && !retake) {
+                move(State.DONE);
+            }
+        }
+        if (givenUp) {
+            held.giveBack(semaphore.client, future, settled, null);
+        } else if (lost == null) {
+            held.handTo(semaphore.client, semaphore.name, future, settled);
+        } else if (!retake) {
+            held.giveBack(semaphore.client, future, settled, lost == held.gate() ? gateLostError(lost.lossReason())
+                    : new LockTimeoutException(what + " not free: '" + lost.lockName() + "' was lost before the others were taken"));
+        } else {
+            semaphore.client.runInBackground(() -> retake(held));
+        }
+    }
+
+    /** Gives back the permits of {@code held} and takes permits again, from a first round, keeping the gate. */
+    private void retake(Handover held) {
+        held.givePermitsBack();
+        List<Integer> round = null;
+        synchronized (this) {
+            if (state == State.CHECKING) {
+                gate = held.gate();
+                rounds.restart();
+                round = roundOf(wanted);
+                move(State.TRYING);
+            }
+        }
+        if (round == null) {
+            held.giveBack(semaphore.client, future, settled, null); // given up meanwhile: the gate is still this check's
+        } else {
+            attempt(round);
+        }
     }
 
     /** Ends with {@code error} once everything is given back. Called under this. */
     private Runnable fail(RuntimeException error) {
-        Handover over = drop();
+        Handover over = takeAll();
+        move(State.DONE);
         return () -> over.giveBack(semaphore.client, future, settled, error);
     }
 

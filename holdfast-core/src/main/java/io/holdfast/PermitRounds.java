@@ -7,12 +7,12 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Which permits a {@link PermitAcquisition} tries: from a random one (so that acquires spread over the permits), in
- * order, each once. Guarded by its acquisition's lock.
+ * order, each once per take; a retake tries them all again. Guarded by its acquisition's lock.
  */
 final class PermitRounds {
     private final int permits;
     private final int first;
-    /** Permits tried so far, counted from {@link #first}. */
+    /** Permits tried so far in this take, counted from {@link #first}. */
     private int tried;
 
     PermitRounds(int permits) {
@@ -20,7 +20,7 @@ final class PermitRounds {
         this.first = ThreadLocalRandom.current().nextInt(permits);
     }
 
-    /** The next {@code most} permits not tried yet (fewer if fewer are left). */
+    /** The next {@code most} permits not tried yet in this take (fewer if fewer are left). */
     List<Integer> next(int most) {
         List<Integer> round = new ArrayList<>();
         while (round.size() < most && tried < permits) {
@@ -29,9 +29,14 @@ final class PermitRounds {
         return round;
     }
 
-    /** Whether every permit was tried. */
+    /** Whether this take has tried every permit. */
     boolean allTried() {
         return tried == permits;
+    }
+
+    /** A new take: every permit may be tried again. */
+    void restart() {
+        tried = 0;
     }
 
     /** Every permit not in {@code taken}, in index order. */

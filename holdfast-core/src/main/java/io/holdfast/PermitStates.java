@@ -14,16 +14,22 @@ import java.util.Set;
  *   TRYING ──fewer than k taken; a tryAcquire, or the deadline passed──▶ TRYING (one attempt each on every permit
  *                                                                      not tried yet: a free one is taken however
  *                                                                      short the wait)
- *          ──fewer than k taken; a wait, deadline ahead──▶ WAITING (a wait on every permit not taken)
+ *          ──fewer than k taken, every permit tried; a wait, deadline ahead──▶ WAITING (a wait on each permit not taken)
  *   WAITING ──a permit granted, fewer than k taken──▶ WAITING
- *   TRYING, WAITING ──k taken──▶ DONE (a hold of the k permits; the gate released; extra grants given back)
+ *   TRYING, WAITING ──k taken──▶ CHECKING (the waits left ended; the gate and every permit checked, outside the lock)
+ *   CHECKING ──all valid──▶ DONE (a hold of the k permits; the gate released)
+ *            ──a permit lost while the others were awaited; a wait──▶ TRYING (every permit given back, then a first
+ *                                                                     round again, under the same gate and deadline)
+ *            ──the gate lost; or a permit lost in a tryAcquire──▶ DONE (all given back)
  *   GATE, TRYING, WAITING ──a wait or attempt failed, deadline, no permits left to try, the gate lost, the caller
  *                            gave up (cancel, complete, interrupt) or the client closed──▶ DONE (all given back)
+ *   CHECKING ──the caller gave up──▶ DONE (the check gives back what it holds)
  * </pre>
  *
  * <p>Invariants: GATE holds nothing; TRYING and WAITING hold the gate and fewer than k permits; attempts are in
  * flight only in TRYING; permit waits exist only in WAITING, on permits not taken, enough with those taken to make
- * k; DONE holds nothing, has nothing in flight, and is final.
+ * k; in CHECKING and DONE the acquisition's own fields hold nothing and nothing is in flight (in CHECKING, the
+ * check has the gate and permits); DONE is final.
  */
 final class PermitStates {
     enum State {
@@ -33,14 +39,17 @@ final class PermitStates {
         TRYING,
         /** Holding the gate; waiting on every permit not taken for enough of them. */
         WAITING,
-        /** Over: the future is (being) completed; nothing is held by this acquire. */
+        /** k permits taken: the gate and every permit are being checked; the check owns them. */
+        CHECKING,
+        /** Over: the future is (being) completed; what was held is handed to the hold or being given back. */
         DONE
     }
 
     private static final Map<State, Set<State>> ALLOWED = new EnumMap<>(Map.of(
             State.GATE, EnumSet.of(State.TRYING, State.DONE),
-            State.TRYING, EnumSet.of(State.TRYING, State.WAITING, State.DONE),
-            State.WAITING, EnumSet.of(State.WAITING, State.DONE),
+            State.TRYING, EnumSet.of(State.TRYING, State.WAITING, State.CHECKING, State.DONE),
+            State.WAITING, EnumSet.of(State.WAITING, State.CHECKING, State.DONE),
+            State.CHECKING, EnumSet.of(State.TRYING, State.DONE),
             State.DONE, EnumSet.noneOf(State.class)));
 
     private PermitStates() {
@@ -62,7 +71,7 @@ final class PermitStates {
             case TRYING -> gateHeld && taken.size() < wanted && waits.isEmpty() && !gateWaiting;
             case WAITING -> gateHeld && taken.size() < wanted && attemptsInFlight == 0 && !gateWaiting
                     && taken.size() + waits.size() >= wanted && waits.stream().noneMatch(taken::contains);
-            case DONE -> !gateHeld && !gateWaiting && taken.isEmpty() && waits.isEmpty() && attemptsInFlight == 0;
+            case CHECKING, DONE -> !gateHeld && !gateWaiting && taken.isEmpty() && waits.isEmpty() && attemptsInFlight == 0;
         };
         if (!ok) {
             throw Invariants.violated(acquisition + ": entering " + next + " with " + taken.size() + " of " + wanted + " permits, "

@@ -144,6 +144,48 @@ class SemaphoreAllOrNothingTest extends PermitFixture {
 
     @Test
     @Timeout(value = 30, unit = TimeUnit.SECONDS)
+    void aPermitForceReleasedWhileWaitingForAnotherIsTakenAgainNotReturnedLost() throws Exception {
+        PermitHold other = client().semaphore("s", 2).acquire(1, Duration.ofSeconds(5));
+        String othersPermit = heldLocks("s#permit-").get(0);
+        RecordingListener events = new RecordingListener();
+        DistributedSemaphore semaphore = client(view(), events).semaphore("s", 2, Duration.ofMillis(600), true);
+        CompletableFuture<PermitHold> f = semaphore.acquireAsync(2, Duration.ofSeconds(20));
+        assertThat(eventually(() -> heldLocks("s#permit-").size() == 2)).as("the waiter took the free permit").isTrue();
+        String taken = heldLocks("s#permit-").stream().filter(n -> !n.equals(othersPermit)).findFirst().orElseThrow();
+        assertThat(store.forceRelease(taken)).isTrue();
+        assertThat(eventually(() -> events.count(RecordingListener.Kind.LOST) == 1)).as("the waiter's renewal found %s lost", taken).isTrue();
+        other.close();
+
+        try (PermitHold hold = f.get(10, TimeUnit.SECONDS)) {
+            assertThat(hold.isValid()).as("the hold returned after a permit was lost during the wait").isTrue();
+            assertThat(hold.state()).isEqualTo(Hold.State.HELD);
+            hold.checkValid();
+            assertThat(hold.permits()).isEqualTo(2);
+            assertThat(heldLocks("s#permit-")).as("permits held by the hold").hasSize(2);
+            assertThat(hold.fencingToken()).isGreaterThan(other.fencingToken());
+        }
+        assertThat(eventually(() -> store.leftovers().isEmpty())).as("left in the store: %s", store.leftovers()).isTrue();
+    }
+
+    @Test
+    @Timeout(value = 30, unit = TimeUnit.SECONDS)
+    void aWaitLongerThanAnUnrenewedLeaseTakesThePermitsAgainNotReturnedLost() throws Exception {
+        Duration lease = Duration.ofSeconds(1);
+        PermitHold other = client().semaphore("s", 2).acquire(1, Duration.ofSeconds(5));
+        CompletableFuture<PermitHold> f = client().semaphore("s", 2, lease, false).acquireAsync(2, Duration.ofSeconds(20));
+        assertThat(eventually(() -> heldLocks("s#permit-").size() == 2)).as("the waiter took the free permit").isTrue();
+        Thread.sleep(lease.toMillis() + 300); // the permit taken first is past its lease, never renewed
+        other.close();
+
+        try (PermitHold hold = f.get(10, TimeUnit.SECONDS)) {
+            assertThat(hold.isValid()).as("the hold returned after a wait past the lease").isTrue();
+            assertThat(hold.state()).isEqualTo(Hold.State.HELD);
+            assertThat(heldLocks("s#permit-")).as("permits held by the hold").hasSize(2);
+        }
+    }
+
+    @Test
+    @Timeout(value = 30, unit = TimeUnit.SECONDS)
     void givingUpReleasesOffTheThreadThatCompletedTheFuture() throws Exception {
         PermitHold two = holdTwoElsewhere();
         ScriptedStore view = view();
