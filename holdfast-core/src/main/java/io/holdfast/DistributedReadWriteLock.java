@@ -40,6 +40,16 @@ public interface DistributedReadWriteLock {
      */
     int MAX_READERS = 16;
 
+    /**
+     * Checks a name as {@link Holdfast#readWriteLock(String)} does, without a client: for tools that check their
+     * input before they connect.
+     *
+     * @throws IllegalArgumentException saying what is allowed
+     */
+    static void requireValidName(String name) {
+        SemaphoreHandle.requireName("read-write lock", name);
+    }
+
     /** The lock's name. */
     String name();
 

@@ -54,6 +54,16 @@ public interface DistributedSemaphore {
     /** The longest semaphore name: {@link LockNames#MAX_LENGTH} less the longest suffix, {@code #permit-63}. */
     int MAX_NAME_LENGTH = LockNames.MAX_LENGTH - ("#permit-" + (MAX_PERMITS - 1)).length();
 
+    /**
+     * Checks a name and a number of permits as {@link Holdfast#semaphore(String, int)} does, without a client: for
+     * tools that check their input before they connect.
+     *
+     * @throws IllegalArgumentException saying what is allowed
+     */
+    static void requireValid(String name, int permits) {
+        SemaphoreHandle.requireValid("semaphore", name, permits);
+    }
+
     /** The semaphore's name. */
     String name();
 

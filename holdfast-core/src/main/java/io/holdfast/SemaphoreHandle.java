@@ -38,11 +38,16 @@ final class SemaphoreHandle implements DistributedSemaphore {
      * @throws IllegalArgumentException saying what is allowed, for a bad name, number of permits or lease
      */
     static SemaphoreHandle of(HoldfastClient client, String kind, String name, int permits, Duration lease, boolean renew) {
+        requireValid(kind, name, permits);
+        return new SemaphoreHandle(client, name, permits, lease, renew);
+    }
+
+    /** Checks a name and a number of permits; {@code kind} names the thing in messages. */
+    static void requireValid(String kind, String name, int permits) {
         requireName(kind, name);
         if (permits < 1 || permits > MAX_PERMITS) {
             throw new IllegalArgumentException(kind + " '" + name + "' cannot have " + permits + " permits; allowed: 1 to " + MAX_PERMITS);
         }
-        return new SemaphoreHandle(client, name, permits, lease, renew);
     }
 
     /** Checks a semaphore's (or read-write lock's) name: a lock name with room for its suffixes. */

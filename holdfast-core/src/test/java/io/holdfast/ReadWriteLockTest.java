@@ -208,6 +208,9 @@ class ReadWriteLockTest extends PermitFixture {
         assertThatThrownBy(() -> client.readWriteLock("r".repeat(191))).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("read-write lock name").hasMessageContaining("191 characters long")
                 .hasMessageContaining("allowed: a lock name of 1 to 190 characters");
+        assertThatThrownBy(() -> DistributedReadWriteLock.requireValidName("r".repeat(191))).as("the same check without a client")
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("allowed: a lock name of 1 to 190 characters");
+        DistributedReadWriteLock.requireValidName("r".repeat(190));
         assertThatThrownBy(() -> client.readWriteLock("rw", Duration.ofDays(30), true)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> client.readWriteLock("rw").readLock().acquire(Duration.ofSeconds(-1)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("allowed");

@@ -203,6 +203,11 @@ class SemaphoreTest extends PermitFixture {
         assertThatThrownBy(() -> client.semaphore(longest + "n", 2)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining((DistributedSemaphore.MAX_NAME_LENGTH + 1) + " characters long")
                 .hasMessageContaining("allowed: a lock name of 1 to " + DistributedSemaphore.MAX_NAME_LENGTH);
+        assertThatThrownBy(() -> DistributedSemaphore.requireValid("s", most + 1)).as("the same check without a client")
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("semaphore 's' cannot have 65 permits; allowed: 1 to " + most);
+        assertThatThrownBy(() -> DistributedSemaphore.requireValid(longest + "n", 2)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("allowed: a lock name of 1 to " + DistributedSemaphore.MAX_NAME_LENGTH);
+        DistributedSemaphore.requireValid(longest, most);
         assertThatThrownBy(() -> client.semaphore("s", 2, Duration.ZERO, true)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("allowed");
         DistributedSemaphore semaphore = client.semaphore("s", 2);

@@ -125,6 +125,11 @@ final class RunCommand implements Callable<Integer> {
             if ((shared ? 1 : 0) + (exclusive ? 1 : 0) + (permits != null ? 1 : 0) > 1) {
                 throw new IllegalArgumentException("--shared, --exclusive and --permits are ways to take NAME; give one at most");
             }
+            if (permits != null) {
+                DistributedSemaphore.requireValid(name, permits); // the count, and room in NAME for its locks' suffixes
+            } else if (shared || exclusive) {
+                DistributedReadWriteLock.requireValidName(name);
+            }
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
