@@ -92,6 +92,9 @@ class ReadWriteLockTest extends PermitFixture {
                                 if (hold.fencingToken() <= lastWrite.get()) {
                                     broken.add("read token " + hold.fencingToken() + " after write token " + lastWrite.get());
                                 }
+                                for (int w = 0; w < 20 && readers.get() < 2; w++) {
+                                    Thread.sleep(1); // a while for another reader to come in: readers share
+                                }
                                 Thread.sleep(2);
                                 readers.decrementAndGet();
                             }
@@ -108,6 +111,7 @@ class ReadWriteLockTest extends PermitFixture {
             pool.shutdownNow();
         }
         assertThat(broken).as("exclusion and token order broken").isEmpty();
+        assertThat(mostReaders.get()).as("readers inside at once, at most: they share").isGreaterThan(1);
         assertThat(heldLocks("rw#")).isEmpty();
     }
 

@@ -6,7 +6,6 @@ import org.junit.jupiter.api.Timeout;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashSet;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -15,7 +14,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -49,14 +47,12 @@ class SemaphoreTest extends PermitFixture {
 
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
-    void neverMoreThanNPermitsAreHeldAndTokensAreDistinct() throws Exception {
+    void neverMoreThanNPermitsAreHeldSeveralHoldersShareThemAndTokensFollowTheGate() throws Exception {
         store.latencyMicros = 200;
         int n = 3;
         List<DistributedSemaphore> semaphores = List.of(client().semaphore("s", n), client().semaphore("s", n),
                 client().semaphore("s", n));
-        AtomicInteger inside = new AtomicInteger();
-        AtomicInteger mostInside = new AtomicInteger();
-        List<Long> tokens = Collections.synchronizedList(new ArrayList<>());
+        Occupancy inside = new Occupancy();
         int rounds = 15;
         ExecutorService pool = Executors.newFixedThreadPool(2 * semaphores.size());
         try {
@@ -68,11 +64,14 @@ class SemaphoreTest extends PermitFixture {
                     go.await();
                     for (int i = 0; i < rounds; i++) {
                         int k = 1 + ThreadLocalRandom.current().nextInt(n);
+                        long floor = inside.floor();
                         try (PermitHold hold = semaphore.acquire(k, Duration.ofSeconds(60))) {
-                            mostInside.accumulateAndGet(inside.addAndGet(k), Math::max);
-                            tokens.add(hold.fencingToken());
+                            inside.enter(k, hold.fencingToken(), floor);
+                            if (k < n) {
+                                inside.lingerForCompany(20);
+                            }
                             Thread.sleep(1);
-                            inside.addAndGet(-k);
+                            inside.leave(k);
                         }
                     }
                     return null;
@@ -85,8 +84,10 @@ class SemaphoreTest extends PermitFixture {
         } finally {
             pool.shutdownNow();
         }
-        assertThat(mostInside.get()).as("permits held at once, at most").isLessThanOrEqualTo(n);
-        assertThat(new HashSet<>(tokens)).as("distinct tokens").hasSize(tokens.size());
+        assertThat(inside.mostPermits()).as("permits held at once, at most").isLessThanOrEqualTo(n);
+        assertThat(inside.mostHolders()).as("holders inside at once, at most: a semaphore is not a mutex").isGreaterThan(1);
+        assertThat(inside.broken()).as("tokens of acquires begun after another holder came in").isEmpty();
+        assertThat(inside.tokens()).as("tokens in entry order").hasSize(2 * semaphores.size() * rounds).doesNotHaveDuplicates();
         assertThat(heldLocks("s#")).as("locks of 's' held at the end").isEmpty();
     }
 
