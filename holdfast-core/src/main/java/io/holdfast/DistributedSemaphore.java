@@ -24,7 +24,11 @@ import java.util.concurrent.CompletableFuture;
  *     same number of permits, within the backend's consistency model.</li>
  * <li><b>All or nothing.</b> An acquire of k permits returns a hold of k, or holds none: permits taken are given
  *     back when the wait runs out, the store fails, or the wait is interrupted, cancelled or ended by the client's
- *     close.</li>
+ *     close. A blocking acquire returns once they are given back; an async one gives them back on the client's I/O
+ *     pool right after the future's completion.</li>
+ * <li><b>Never a hold with a lost permit.</b> A permit lost while the others are awaited (its lease ran out
+ *     without renewal, or it was force-released) is not handed over: the acquire gives back every permit and takes
+ *     them again, under the same gate and deadline.</li>
  * <li><b>Nobody passes the acquirer at the gate.</b> The acquirer holding the gate takes each permit it needs as it
  *     frees and keeps it, while everyone else waits for the gate, so a request for many permits is not overtaken by a
  *     stream of requests for fewer. The gate is an ordinary lock, waited for as one: without a herd, in the store's
@@ -32,7 +36,8 @@ import java.util.concurrent.CompletableFuture;
  *     clients of other stores as a race that each acquire holds the gate for a few round trips only.</li>
  * <li><b>A fencing token per acquisition</b>: the gate hold's token, greater than every token issued before by
  *     any acquire of this semaphore, so tokens follow the order of acquisitions.</li>
- * <li><b>One deadline.</b> A timed wait's limit covers the gate and the permits together.</li>
+ * <li><b>One deadline.</b> A timed wait's limit covers the gate and the permits together; free permits are taken
+ *     however short it is (even zero), as by {@link #tryAcquire(int)}.</li>
  * </ul>
  *
  * <p>Asking for permits while holding some of the same semaphore can wait for itself, holding the gate: until the
