@@ -1,16 +1,19 @@
 package io.holdfast;
 
 /**
- * A read-write lock on every backend: any number of readers up to {@link #maxReaders()}, or one writer;
+ * A read-write lock on every backend: up to {@link #MAX_READERS} readers at once, or one writer;
  * {@code holdfast.readWriteLock("catalog")}. A handle is cheap and thread-safe.
  *
- * <p>It is the {@link DistributedSemaphore} of the same name with {@code maxReaders} permits: a read takes one
+ * <p>It is the {@link DistributedSemaphore} of the same name with {@link #MAX_READERS} permits: a read takes one
  * permit and a write takes them all, so it has the semaphore's guarantees (leased permits renewed while held, all
- * or nothing, loud loss, one deadline) and its names ({@code NAME#gate}, {@code NAME#permit-i}). Every client must
- * give the name the same {@code maxReaders}: clients that disagree may not exclude each other's readers and writers.
+ * or nothing, loud loss, one deadline) and its names ({@code NAME#gate}, {@code NAME#permit-0} to
+ * {@code NAME#permit-15}); do not use the name for a semaphore too. The number of readers is fixed, not a parameter,
+ * so that no two clients can disagree on it: a writer takes every permit a reader of any client may hold.
  *
  * <ul>
  * <li><b>Exclusion.</b> Never a writer with a reader or another writer, within the backend's consistency model.</li>
+ * <li><b>At most {@value #MAX_READERS} readers at once.</b> A further reader waits (at the gate, holding it, so
+ *     everyone else waits behind it) until a reader leaves; {@code tryAcquire()} returns empty.</li>
  * <li><b>No writer starvation.</b> A writer at the gate waits there for the readers inside to leave, keeping each
  *     permit as it frees, and readers that come after it wait behind it; so a read waits whenever a writer waits
  *     ahead of it. Reaching the gate is first come, first served where the store orders waiters (ZooKeeper, etcd) and
@@ -25,17 +28,30 @@ package io.holdfast;
  * <li><b>Re-entry.</b> Each acquire through {@link #readLock()} or {@link #writeLock()} is a new acquisition; the
  *     thread-bound view, {@link #asReadWriteLock()}, counts re-entry per thread.</li>
  * </ul>
+ *
+ * <p>Cost: a write takes the gate, the {@value #MAX_READERS} permits (tried concurrently) and releases the gate, and
+ * holds {@value #MAX_READERS} leases while it lasts; a read costs what a semaphore's acquire of one permit costs.
  */
 public interface DistributedReadWriteLock {
 
-    /** The readers allowed at once unless another number is given. */
-    int DEFAULT_MAX_READERS = 16;
+    /**
+     * The most readers at once, the same for every client (the permits of the semaphore it is made of): a further
+     * reader waits for one to leave.
+     */
+    int MAX_READERS = 16;
+
+    /**
+     * Checks a name as {@link Holdfast#readWriteLock(String)} does, without a client: for tools that check their
+     * input before they connect.
+     *
+     * @throws IllegalArgumentException saying what is allowed
+     */
+    static void requireValidName(String name) {
+        SemaphoreHandle.requireName("read-write lock", name);
+    }
 
     /** The lock's name. */
     String name();
-
-    /** The most readers at once: the permits of the semaphore it is made of. */
-    int maxReaders();
 
     /** The read side: one permit. */
     PermitLock readLock();

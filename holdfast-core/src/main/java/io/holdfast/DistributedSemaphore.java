@@ -11,16 +11,24 @@ import java.util.concurrent.CompletableFuture;
  * its holder dies, loud loss.
  *
  * <p>How it is made: permit {@code i} is the lock {@code NAME#permit-i}, and every acquire first takes the lock
- * {@code NAME#gate}, takes its permits while holding it, then releases it. Those names belong to the semaphore.
+ * {@code NAME#gate}, takes its permits while holding it, then releases it. Those names belong to the semaphore (a
+ * {@link DistributedReadWriteLock} of the same name is made of the same locks: do not use a name for both).
+ *
+ * <p><b>Every client must give a name the same number of permits.</b> Nothing checks it: clients that disagree
+ * share the first permits, so up to the largest number given are held at once, more than the smaller number
+ * promises. Keep the number in one place (a constant, a shared setting) for every client of the name.
  *
  * <p>Guarantees:
  * <ul>
  * <li><b>At most {@link #permits()} permits held at once</b> across every client that uses the same name with the
- *     same number of permits, within the backend's consistency model. Every client must give the name the same
- *     number: clients that disagree share the first permits, so up to the largest number is held at once.</li>
+ *     same number of permits, within the backend's consistency model.</li>
  * <li><b>All or nothing.</b> An acquire of k permits returns a hold of k, or holds none: permits taken are given
  *     back when the wait runs out, the store fails, or the wait is interrupted, cancelled or ended by the client's
- *     close.</li>
+ *     close. A blocking acquire returns once they are given back; an async one gives them back on the client's I/O
+ *     pool right after the future's completion.</li>
+ * <li><b>Never a hold with a lost permit.</b> A permit lost while the others are awaited (its lease ran out
+ *     without renewal, or it was force-released) is not handed over: the acquire gives back every permit and takes
+ *     them again, under the same gate and deadline.</li>
  * <li><b>Nobody passes the acquirer at the gate.</b> The acquirer holding the gate takes each permit it needs as it
  *     frees and keeps it, while everyone else waits for the gate, so a request for many permits is not overtaken by a
  *     stream of requests for fewer. The gate is an ordinary lock, waited for as one: without a herd, in the store's
@@ -28,7 +36,8 @@ import java.util.concurrent.CompletableFuture;
  *     clients of other stores as a race that each acquire holds the gate for a few round trips only.</li>
  * <li><b>A fencing token per acquisition</b>: the gate hold's token, greater than every token issued before by
  *     any acquire of this semaphore, so tokens follow the order of acquisitions.</li>
- * <li><b>One deadline.</b> A timed wait's limit covers the gate and the permits together.</li>
+ * <li><b>One deadline.</b> A timed wait's limit covers the gate and the permits together; free permits are taken
+ *     however short it is (even zero), as by {@link #tryAcquire(int)}.</li>
  * </ul>
  *
  * <p>Asking for permits while holding some of the same semaphore can wait for itself, holding the gate: until the
@@ -49,6 +58,16 @@ public interface DistributedSemaphore {
 
     /** The longest semaphore name: {@link LockNames#MAX_LENGTH} less the longest suffix, {@code #permit-63}. */
     int MAX_NAME_LENGTH = LockNames.MAX_LENGTH - ("#permit-" + (MAX_PERMITS - 1)).length();
+
+    /**
+     * Checks a name and a number of permits as {@link Holdfast#semaphore(String, int)} does, without a client: for
+     * tools that check their input before they connect.
+     *
+     * @throws IllegalArgumentException saying what is allowed
+     */
+    static void requireValid(String name, int permits) {
+        SemaphoreHandle.requireValid("semaphore", name, permits);
+    }
 
     /** The semaphore's name. */
     String name();
@@ -96,7 +115,8 @@ public interface DistributedSemaphore {
     /**
      * Takes {@code permits} permits without blocking the caller: the future completes with the hold, or with a
      * {@link LockTimeoutException} once {@code wait} runs out. Any completion by the caller (cancel, complete,
-     * {@code orTimeout}) abandons the wait and gives back every permit taken so far.
+     * {@code orTimeout}) abandons the wait and gives back every permit taken so far, and the gate: on the client's
+     * I/O pool, right after, never on the thread that completed the future.
      *
      * @throws IllegalArgumentException unless {@code permits} is 1 to {@link #permits()}
      */

@@ -88,12 +88,29 @@ final class HoldGroup {
         return true;
     }
 
-    synchronized Hold.State state() {
-        return switch (state) {
-            case HELD -> Hold.State.HELD;
-            case RELEASING, RELEASED -> Hold.State.RELEASED;
-            case LOST -> Hold.State.LOST;
-        };
+    /**
+     * The group's state as a {@link Hold}'s: HELD turns RELEASED once a part is released without the group's close,
+     * which only the client's close does (it releases every hold it has), as a plain hold's state does then.
+     */
+    Hold.State state() {
+        List<Hold> now;
+        synchronized (this) {
+            switch (state) {
+                case RELEASING, RELEASED -> {
+                    return Hold.State.RELEASED;
+                }
+                case LOST -> {
+                    return Hold.State.LOST;
+                }
+                default -> now = parts;
+            }
+        }
+        for (Hold part : now) { // outside this lock, as the parts' own locks are taken
+            if (part.state() == Hold.State.RELEASED) {
+                return Hold.State.RELEASED;
+            }
+        }
+        return Hold.State.HELD;
     }
 
     synchronized String lossReason() {

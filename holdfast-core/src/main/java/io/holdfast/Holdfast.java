@@ -92,8 +92,10 @@ public interface Holdfast extends AutoCloseable {
 
     /**
      * A handle on the semaphore called {@code name} with {@code permits} permits, each held with the client's default
-     * lease, renewed while held. Every client must give the name the same number of permits. See
-     * {@link DistributedSemaphore}.
+     * lease, renewed while held. See {@link DistributedSemaphore}.
+     *
+     * <p><b>Every client must give the name the same number of permits</b>: nothing checks it, and clients that
+     * disagree share the first permits, so up to the largest number given are held at once.
      *
      * @throws IllegalArgumentException unless the name is a valid lock name of at most
      *         {@link DistributedSemaphore#MAX_NAME_LENGTH} characters and permits is 1 to {@link DistributedSemaphore#MAX_PERMITS}
@@ -109,8 +111,9 @@ public interface Holdfast extends AutoCloseable {
     DistributedSemaphore semaphore(String name, int permits, Duration lease, boolean renew);
 
     /**
-     * A handle on the read-write lock called {@code name}, allowing {@link DistributedReadWriteLock#DEFAULT_MAX_READERS}
-     * readers at once, with the client's default lease, renewed while held. See {@link DistributedReadWriteLock}.
+     * A handle on the read-write lock called {@code name}: up to {@link DistributedReadWriteLock#MAX_READERS} readers
+     * at once (a fixed number, the same for every client), or one writer; held with the client's default lease,
+     * renewed while held. See {@link DistributedReadWriteLock}.
      *
      * @throws IllegalArgumentException unless the name is a valid lock name of at most
      *         {@link DistributedSemaphore#MAX_NAME_LENGTH} characters
@@ -118,13 +121,12 @@ public interface Holdfast extends AutoCloseable {
     DistributedReadWriteLock readWriteLock(String name);
 
     /**
-     * As {@link #readWriteLock(String)}, allowing {@code maxReaders} readers at once (every client must give the name
-     * the same number), with holds that last {@code lease} and are renewed only if {@code renew} is true.
+     * As {@link #readWriteLock(String)}, with holds that last {@code lease} and are renewed only if {@code renew} is
+     * true (see {@link #lock(String, Duration, boolean)}).
      *
-     * @throws IllegalArgumentException unless the name is valid, maxReaders is 1 to
-     *         {@link DistributedSemaphore#MAX_PERMITS} and the lease is valid
+     * @throws IllegalArgumentException unless the name and the lease are valid
      */
-    DistributedReadWriteLock readWriteLock(String name, int maxReaders, Duration lease, boolean renew);
+    DistributedReadWriteLock readWriteLock(String name, Duration lease, boolean renew);
 
     /**
      * A candidacy, not yet started, in the election of a leader among everyone who competes for the lock called

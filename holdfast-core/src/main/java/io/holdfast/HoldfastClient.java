@@ -115,12 +115,12 @@ final class HoldfastClient implements Holdfast {
 
     @Override
     public DistributedReadWriteLock readWriteLock(String name) {
-        return readWriteLock(name, DistributedReadWriteLock.DEFAULT_MAX_READERS, defaultLease, true);
+        return readWriteLock(name, defaultLease, true);
     }
 
     @Override
-    public DistributedReadWriteLock readWriteLock(String name, int maxReaders, Duration lease, boolean renew) {
-        return ReadWriteHandle.of(this, name, maxReaders, leases.require(lease), renew);
+    public DistributedReadWriteLock readWriteLock(String name, Duration lease, boolean renew) {
+        return ReadWriteHandle.of(this, name, leases.require(lease), renew);
     }
 
     @Override

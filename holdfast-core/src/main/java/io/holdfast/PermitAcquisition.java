@@ -1,59 +1,32 @@
 package io.holdfast;
 
+import io.holdfast.PermitStates.State;
+
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.EnumMap;
-import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * One acquire of k permits of a {@link DistributedSemaphore}, as a state machine: the gate first, then, while
- * holding it, the permits, all under one deadline; then the gate is released and its token is the hold's.
+ * One acquire of k permits of a {@link DistributedSemaphore}: the gate first, then, while holding it, the permits,
+ * all under one deadline; then the gate is released and its token is the hold's. The states, their transitions and
+ * invariants are in {@link PermitStates}; this class makes the moves.
  *
- * <pre>
- *   GATE ──gate granted──▶ TRYING (one attempt each on k permits, from a random one, concurrently)
- *   TRYING ──fewer than k taken; a tryAcquire: ──▶ TRYING (one attempt each on every permit not tried yet)
- *          ──fewer than k taken; a wait, deadline ahead──▶ WAITING (a wait on every permit not taken)
- *   WAITING ──a permit granted, fewer than k taken──▶ WAITING
- *   TRYING, WAITING ──k taken──▶ DONE (a hold of the k permits; the gate released; extra grants given back)
- *   GATE, TRYING, WAITING ──a wait or attempt failed, deadline, no permits left to try, the gate lost, the caller
- *                            gave up (cancel, complete, interrupt) or the client closed──▶ DONE (all given back)
- * </pre>
- *
- * <p>Invariants, checked on every transition: GATE holds nothing; TRYING and WAITING hold the gate and fewer than k
- * permits; attempts are in flight only in TRYING; permit waits exist only in WAITING, on permits not taken, enough
- * with those taken to make k; DONE holds nothing, has nothing in flight, and is final. Every hold that reaches this
- * object has one owner: its callback keeps it in a state that wants it, and otherwise releases it; whoever moves to
- * DONE owns what was held and gives it to the hold or back to the store. Transitions happen in {@link #move} under
- * this object's lock; store calls, waits, releases and the future's completion run outside it.
+ * <p>Every hold that reaches this object has one owner: its callback keeps it in a state that wants it, and otherwise
+ * releases it; whoever moves to CHECKING or DONE takes what was held and gives it to the hold or back to the store.
+ * Transitions happen in {@link #move} under this object's lock; store calls, waits, releases and the future's
+ * completion run outside it, and give-backs never on the thread that completed the future (see {@link Handover}).
  */
 final class PermitAcquisition {
-    enum State {
-        /** Waiting for the gate. */
-        GATE,
-        /** Holding the gate; a round of single attempts on permits is in flight. */
-        TRYING,
-        /** Holding the gate; waiting on every permit not taken for enough of them. */
-        WAITING,
-        /** Over: the future is (being) completed; nothing is held by this acquire. */
-        DONE
-    }
-
-    private static final Map<State, Set<State>> ALLOWED = new EnumMap<>(Map.of(
-            State.GATE, EnumSet.of(State.TRYING, State.DONE),
-            State.TRYING, EnumSet.of(State.TRYING, State.WAITING, State.DONE),
-            State.WAITING, EnumSet.of(State.WAITING, State.DONE),
-            State.DONE, EnumSet.noneOf(State.class)));
-
     final CompletableFuture<PermitHold> future = new CompletableFuture<>();
+    /** Completes once this acquire holds nothing: what it took is in the caller's hold or given back. */
+    final CompletableFuture<Void> settled = new CompletableFuture<>();
     private final SemaphoreHandle semaphore;
     private final int wanted;
     /** For messages: "2 permits of semaphore 'x'", "the write lock of 'x'". */
@@ -62,7 +35,6 @@ final class PermitAcquisition {
     private final Duration wait;
     private final boolean forever;
     private final long deadlineNanos;
-    private final int first;
 
     // Guarded by this.
     private State state = State.GATE;
@@ -70,8 +42,7 @@ final class PermitAcquisition {
     private Hold gate;
     /** Permit index to its hold, in the order taken. */
     private final Map<Integer, Hold> taken = new LinkedHashMap<>();
-    /** Permits tried so far, counted from {@link #first}. */
-    private int tried;
+    private final PermitRounds rounds;
     private int attemptsInFlight;
     private RuntimeException attemptError;
     private RuntimeException transientError;
@@ -85,7 +56,7 @@ final class PermitAcquisition {
         this.wait = wait;
         this.forever = wait != null && wait.compareTo(Acquisition.FOREVER) >= 0;
         this.deadlineNanos = System.nanoTime() + (wait == null || forever ? 0 : wait.toNanos());
-        this.first = ThreadLocalRandom.current().nextInt(semaphore.slots.size());
+        this.rounds = new PermitRounds(semaphore.slots.size());
         // Any completion by the caller (cancel, complete, orTimeout...) ends the wait; ours is a no-op here.
         future.whenComplete((hold, error) -> giveUp());
     }
@@ -143,11 +114,7 @@ final class PermitAcquisition {
 
     /** Picks the next {@code most} permits not tried yet and counts them in flight. Called under this. */
     private List<Integer> roundOf(int most) {
-        int n = semaphore.slots.size();
-        List<Integer> round = new ArrayList<>();
-        while (round.size() < most && tried < n) {
-            round.add((first + tried++) % n);
-        }
+        List<Integer> round = rounds.next(most);
         attemptsInFlight = round.size();
         return round;
     }
@@ -155,9 +122,8 @@ final class PermitAcquisition {
     /** One attempt on each permit of {@code round}, concurrently, on the client's I/O pool. */
     private void attempt(List<Integer> round) {
         for (int i : round) {
-            DistributedLock slot = semaphore.slots.get(i);
             try {
-                CompletableFuture.supplyAsync(slot::tryAcquire, semaphore.client.io)
+                CompletableFuture.supplyAsync(semaphore.slots.get(i)::tryAcquire, semaphore.client.io)
                         .whenComplete((hold, error) -> attempted(i, hold, error));
             } catch (RejectedExecutionException e) {
                 attempted(i, null, HoldfastClient.closedWhileWaiting());
@@ -198,31 +164,24 @@ final class PermitAcquisition {
 
     /** A round of attempts is over: what next. Called under this, in TRYING. */
     private Runnable afterRound() {
-        int n = semaphore.slots.size();
         if (attemptError != null) {
             return fail(attemptError);
         }
         if (taken.size() == wanted) {
-            return succeed();
+            return check();
         }
-        if (wait == null) {
-            if (tried < n) {
-                List<Integer> round = roundOf(n);
-                move(State.TRYING);
-                return () -> attempt(round);
-            }
-            return fail(new LockTimeoutException(what + " not free")); // a tryAcquire's empty answer
+        boolean late = wait == null || !forever && System.nanoTime() - deadlineNanos >= 0;
+        if (late && !rounds.allTried()) { // a free permit is taken however short the wait: try every one not tried yet
+            List<Integer> round = roundOf(semaphore.slots.size());
+            move(State.TRYING);
+            return () -> attempt(round);
         }
-        if (!forever && System.nanoTime() - deadlineNanos >= 0) {
-            return fail(transientError != null ? transientError : timeout(taken.size() + " of " + wanted + " permits were free in time"));
+        if (late) {
+            return fail(wait == null ? new LockTimeoutException(what + " not free") // a tryAcquire's empty answer
+                    : transientError != null ? transientError : timeout(taken.size() + " of " + wanted + " permits were free in time"));
         }
-        List<Integer> toWait = new ArrayList<>();
-        for (int i = 0; i < n; i++) {
-            if (!taken.containsKey(i)) {
-                toWait.add(i);
-                waits.put(i, null);
-            }
-        }
+        List<Integer> toWait = rounds.allBut(taken.keySet());
+        toWait.forEach(i -> waits.put(i, null));
         move(State.WAITING);
         return () -> waitFor(toWait);
     }
@@ -235,12 +194,12 @@ final class PermitAcquisition {
             try {
                 f = semaphore.slots.get(i).acquireAsync(left);
             } catch (RuntimeException e) {
-                slotFailed(i, e); // the client is closed
+                slotFailed(i, null, e); // the client is closed
                 continue;
             }
             boolean over;
             synchronized (this) {
-                over = state != State.WAITING || !waits.containsKey(i);
+                over = state != State.WAITING || !waits.containsKey(i) || waits.get(i) != null;
                 if (!over) {
                     waits.put(i, f);
                 }
@@ -250,24 +209,29 @@ final class PermitAcquisition {
             }
             f.whenComplete((hold, error) -> {
                 if (error == null) {
-                    slotGranted(i, hold);
+                    slotGranted(i, f, hold);
                 } else {
-                    slotFailed(i, error);
+                    slotFailed(i, f, error);
                 }
             });
         }
     }
 
-    private void slotGranted(int i, Hold hold) {
+    /** Whether {@code f} is the wait of this WAITING on permit {@code i} (an earlier one may answer late). Called under this. */
+    private boolean isCurrentWait(int i, CompletableFuture<Hold> f) {
+        return state == State.WAITING && waits.containsKey(i) && waits.get(i) == f;
+    }
+
+    private void slotGranted(int i, CompletableFuture<Hold> f, Hold hold) {
         boolean keep;
         Runnable next = null;
         synchronized (this) {
-            keep = state == State.WAITING && waits.containsKey(i);
+            keep = isCurrentWait(i, f);
             if (keep) {
                 waits.remove(i);
                 taken.put(i, hold);
                 if (taken.size() == wanted) {
-                    next = succeed();
+                    next = check();
                 } else {
                     move(State.WAITING);
                 }
@@ -280,11 +244,11 @@ final class PermitAcquisition {
         }
     }
 
-    private void slotFailed(int i, Throwable error) {
+    private void slotFailed(int i, CompletableFuture<Hold> f, Throwable error) {
         RuntimeException cause = Handover.unwrap(error);
         Runnable next;
         synchronized (this) {
-            if (state != State.WAITING || !waits.containsKey(i)) {
+            if (!isCurrentWait(i, f)) {
                 return; // over already: this wait was cancelled by it
             }
             waits.remove(i);
@@ -303,6 +267,7 @@ final class PermitAcquisition {
             gateWait = null;
             move(State.DONE);
         }
+        settled.complete(null); // nothing was taken
         future.completeExceptionally(cause instanceof LockTimeoutException
                 ? timeout("'" + semaphore.gate.name() + "' stayed held by acquires ahead of it") : cause);
     }
@@ -311,78 +276,110 @@ final class PermitAcquisition {
         Runnable next;
         synchronized (this) {
             if (state != State.TRYING && state != State.WAITING) {
-                return; // over: the gate was released or given back
+                return; // over (released or given back), or being checked, which looks at the gate itself
             }
-            next = fail(new HoldfastException("acquiring " + what + " failed: the gate '" + semaphore.gate.name()
-                    + "' was lost while taking permits (" + reason + "); none is held"));
+            next = fail(gateLostError(reason));
         }
         next.run();
+    }
+
+    private HoldfastException gateLostError(String reason) { // the error of a wait whose gate was lost
+        return new HoldfastException("acquiring " + what + " failed: the gate '" + semaphore.gate.name()
+                + "' was lost while taking permits (" + reason + "); none is held");
     }
 
     /** The caller completed the future (or an interrupt cancelled it): end the waits and give back what is held. */
     private void giveUp() {
         Handover over;
+        boolean checking;
         synchronized (this) {
             if (state == State.DONE) {
                 return;
             }
-            over = drop();
+            checking = state == State.CHECKING; // the check owns what is held, and gives it back when it sees DONE
+            over = takeAll();
+            move(State.DONE);
         }
-        over.cancelWaits();
-        over.giveBack();
+        if (!checking) {
+            over.giveBack(semaphore.client, future, settled, null);
+        }
     }
 
-    /** Moves to DONE and hands over everything held and in flight. Called under this. */
-    private Handover drop() {
-        List<CompletableFuture<Hold>> inFlight = new ArrayList<>();
-        if (gateWait != null) {
-            inFlight.add(gateWait);
-        }
-        for (CompletableFuture<Hold> w : waits.values()) {
-            if (w != null) {
-                inFlight.add(w);
-            }
-        }
+    /** Takes out everything held and in flight, for whoever moves to CHECKING or DONE. Called under this. */
+    private Handover takeAll() {
+        List<CompletableFuture<Hold>> inFlight = new ArrayList<>(waits.values()); // null: a wait not started yet
+        inFlight.add(gateWait);
+        inFlight.removeIf(Objects::isNull);
         Handover over = new Handover(gate, new ArrayList<>(taken.values()), inFlight);
         gate = null;
         gateWait = null;
         taken.clear();
         waits.clear();
         attemptsInFlight = 0; // their holds come to attempted(), which releases them
-        move(State.DONE);
         return over;
     }
 
-    /** k permits taken: the hold gets them and the gate's token, then the gate is released. Called under this. */
-    private Runnable succeed() {
-        Handover over = drop();
+    /** k permits taken: a check of the gate and every permit, outside this lock. Called under this. */
+    private Runnable check() {
+        Handover held = takeAll();
+        move(State.CHECKING);
         return () -> {
-            over.cancelWaits();
-            Hold g = over.gate();
-            if (!g.isValid()) { // lost meanwhile: a later acquire may hold a greater token already
-                over.giveBack();
-                future.completeExceptionally(new HoldfastException("acquiring " + what + " failed: the gate '" + g.lockName()
-                        + "' was lost while taking permits (" + g.lossReason() + "); none is held"));
-                return;
-            }
-            SlotsHold hold = new SlotsHold(semaphore.name, g.fencingToken(), over.permits());
-            Handover.releaseQuietly(g);
-            if (!future.complete(hold)) {
-                SemaphoreHandle.closeQuietly(hold); // the caller gave up as the last permit came
-            }
+            held.cancelWaits(); // for permits no longer wanted
+            checked(held);
         };
     }
 
-    /** Ends with {@code error} once everything is given back, on the I/O pool (this may be a timer thread). Called under this. */
+    /**
+     * In CHECKING, owning {@code held}: a hold if the gate and every permit are still valid. A permit lost while the
+     * others were awaited (its lease ran out unrenewed, or it was force-released) is never handed over: every permit
+     * is given back and taken again, under the same gate and deadline.
+     */
+    private void checked(Handover held) {
+        Hold lost = held.firstLost(); // outside this lock: it may turn a hold past its deadline lost
+        boolean retake = lost != null && lost != held.gate() && wait != null;
+        boolean givenUp;
+        synchronized (this) {
+            givenUp = state == State.DONE; // the caller gave up meanwhile
+            if (!givenUp && !retake) {
+                move(State.DONE);
+            }
+        }
+        if (givenUp) {
+            held.giveBack(semaphore.client, future, settled, null);
+        } else if (lost == null) {
+            held.handTo(semaphore.client, semaphore.name, future, settled);
+        } else if (!retake) {
+            held.giveBack(semaphore.client, future, settled, lost == held.gate() ? gateLostError(lost.lossReason())
+                    : new LockTimeoutException(what + " not free: '" + lost.lockName() + "' was lost before the others were taken"));
+        } else {
+            semaphore.client.runInBackground(() -> retake(held));
+        }
+    }
+
+    /** Gives back the permits of {@code held} and takes permits again, from a first round, keeping the gate. */
+    private void retake(Handover held) {
+        held.givePermitsBack();
+        List<Integer> round = null;
+        synchronized (this) {
+            if (state == State.CHECKING) {
+                gate = held.gate();
+                rounds.restart();
+                round = roundOf(wanted);
+                move(State.TRYING);
+            }
+        }
+        if (round == null) {
+            held.giveBack(semaphore.client, future, settled, null); // given up meanwhile: the gate is still this check's
+        } else {
+            attempt(round);
+        }
+    }
+
+    /** Ends with {@code error} once everything is given back. Called under this. */
     private Runnable fail(RuntimeException error) {
-        Handover over = drop();
-        return () -> {
-            over.cancelWaits();
-            semaphore.client.runInBackground(() -> {
-                over.giveBack();
-                future.completeExceptionally(error);
-            });
-        };
+        Handover over = takeAll();
+        move(State.DONE);
+        return () -> over.giveBack(semaphore.client, future, settled, error);
     }
 
     private LockTimeoutException timeout(String detail) {
@@ -390,23 +387,10 @@ final class PermitAcquisition {
                 + "; none is held");
     }
 
-    /** The single place where the state changes; checks the invariants of the state entered. */
+    /** The single place where the state changes; checks the invariants of the state entered. Called under this. */
     private void move(State next) {
-        if (!ALLOWED.get(state).contains(next)) {
-            throw Invariants.violated(this + ": no transition " + state + " -> " + next);
-        }
-        state = next;
-        boolean ok = switch (next) {
-            case GATE -> gate == null && taken.isEmpty();
-            case TRYING -> gate != null && taken.size() < wanted && waits.isEmpty() && gateWait == null;
-            case WAITING -> gate != null && taken.size() < wanted && attemptsInFlight == 0 && gateWait == null
-                    && taken.size() + waits.size() >= wanted && waits.keySet().stream().noneMatch(taken::containsKey);
-            case DONE -> gate == null && gateWait == null && taken.isEmpty() && waits.isEmpty() && attemptsInFlight == 0;
-        };
-        if (!ok) {
-            throw Invariants.violated(this + ": entering " + next + " with " + taken.size() + " of " + wanted + " permits, "
-                    + waits.size() + " waits, " + attemptsInFlight + " attempts in flight, gate " + (gate != null ? "held" : "not held"));
-        }
+        state = PermitStates.move(this, state, next, gate != null, gateWait != null, taken.keySet(), wanted,
+                waits.keySet(), attemptsInFlight);
     }
 
     @Override

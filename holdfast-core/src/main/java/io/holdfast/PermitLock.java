@@ -51,7 +51,7 @@ public interface PermitLock {
     /**
      * Takes the lock without blocking the caller: the future completes with the hold, or with a
      * {@link LockTimeoutException} once {@code wait} runs out. Any completion by the caller abandons the wait and
-     * gives back what was taken.
+     * gives back what was taken, on the client's I/O pool, right after (never on the thread that completed it).
      */
     CompletableFuture<PermitHold> acquireAsync(Duration wait);
 }

@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
-/** {@link DistributedReadWriteLock}: a semaphore of {@code maxReaders} permits; a read takes one, a write all. */
+/** {@link DistributedReadWriteLock}: a semaphore of {@link #MAX_READERS} permits; a read takes one, a write all. */
 final class ReadWriteHandle implements DistributedReadWriteLock {
     private final SemaphoreHandle semaphore;
     private final Side read;
@@ -17,25 +17,15 @@ final class ReadWriteHandle implements DistributedReadWriteLock {
     }
 
     /**
-     * @throws IllegalArgumentException saying what is allowed, for a bad name, number of readers or lease
+     * @throws IllegalArgumentException saying what is allowed, for a bad name or lease
      */
-    static ReadWriteHandle of(HoldfastClient client, String name, int maxReaders, Duration lease, boolean renew) {
-        SemaphoreHandle.requireName("read-write lock", name);
-        if (maxReaders < 1 || maxReaders > DistributedSemaphore.MAX_PERMITS) {
-            throw new IllegalArgumentException("read-write lock '" + name + "' cannot allow " + maxReaders
-                    + " readers at once; allowed: 1 to " + DistributedSemaphore.MAX_PERMITS);
-        }
-        return new ReadWriteHandle(SemaphoreHandle.of(client, "read-write lock", name, maxReaders, lease, renew));
+    static ReadWriteHandle of(HoldfastClient client, String name, Duration lease, boolean renew) {
+        return new ReadWriteHandle(SemaphoreHandle.of(client, "read-write lock", name, MAX_READERS, lease, renew));
     }
 
     @Override
     public String name() {
         return semaphore.name;
-    }
-
-    @Override
-    public int maxReaders() {
-        return semaphore.permits();
     }
 
     @Override
@@ -55,7 +45,7 @@ final class ReadWriteHandle implements DistributedReadWriteLock {
 
     @Override
     public String toString() {
-        return "DistributedReadWriteLock[" + semaphore.name + ", " + maxReaders() + " readers on " + semaphore.client.describe() + "]";
+        return "DistributedReadWriteLock[" + semaphore.name + ", " + MAX_READERS + " readers on " + semaphore.client.describe() + "]";
     }
 
     /** A fixed number of the semaphore's permits. */

@@ -38,11 +38,16 @@ final class SemaphoreHandle implements DistributedSemaphore {
      * @throws IllegalArgumentException saying what is allowed, for a bad name, number of permits or lease
      */
     static SemaphoreHandle of(HoldfastClient client, String kind, String name, int permits, Duration lease, boolean renew) {
+        requireValid(kind, name, permits);
+        return new SemaphoreHandle(client, name, permits, lease, renew);
+    }
+
+    /** Checks a name and a number of permits; {@code kind} names the thing in messages. */
+    static void requireValid(String kind, String name, int permits) {
         requireName(kind, name);
         if (permits < 1 || permits > MAX_PERMITS) {
             throw new IllegalArgumentException(kind + " '" + name + "' cannot have " + permits + " permits; allowed: 1 to " + MAX_PERMITS);
         }
-        return new SemaphoreHandle(client, name, permits, lease, renew);
     }
 
     /** Checks a semaphore's (or read-write lock's) name: a lock name with room for its suffixes. */
@@ -126,7 +131,7 @@ final class SemaphoreHandle implements DistributedSemaphore {
             return tryTake(permits, what);
         }
         try {
-            return Optional.of(await(takeAsync(permits, wait, what)));
+            return Optional.of(await(begin(permits, wait, what)));
         } catch (LockTimeoutException e) {
             return Optional.empty();
         }
@@ -141,7 +146,7 @@ final class SemaphoreHandle implements DistributedSemaphore {
             return tryTake(permits, what).orElseThrow(() -> new LockTimeoutException("acquiring " + what
                     + " timed out after 0s: the gate or the permits were busy; none is held"));
         }
-        return await(takeAsync(permits, wait, what));
+        return await(begin(permits, wait, what));
     }
 
     /** Waits as long as it takes, keeping its place through interrupts (the flag is restored afterwards). */
@@ -150,21 +155,30 @@ final class SemaphoreHandle implements DistributedSemaphore {
     }
 
     CompletableFuture<PermitHold> takeAsync(int permits, Duration wait, String what) {
+        return begin(permits, wait, what).future;
+    }
+
+    private PermitAcquisition begin(int permits, Duration wait, String what) {
         Durations.requireWait(wait);
         client.checkOpen();
         PermitAcquisition acquisition = new PermitAcquisition(this, permits, what, wait);
         acquisition.start();
-        return acquisition.future;
+        return acquisition;
     }
 
-    /** Waits for a started acquire; an interrupt abandons it and holds nothing. */
-    private static PermitHold await(CompletableFuture<PermitHold> future) throws InterruptedException {
+    /**
+     * Waits for a started acquire; an interrupt abandons it and returns once nothing is held: the give-back runs on
+     * the I/O pool, and this waits for it (through further interrupts).
+     */
+    private static PermitHold await(PermitAcquisition acquisition) throws InterruptedException {
+        CompletableFuture<PermitHold> future = acquisition.future;
         try {
             return future.get();
         } catch (InterruptedException e) {
             if (!future.cancel(false) && !future.isCompletedExceptionally()) {
                 closeQuietly(future.getNow(null)); // interrupted as it was granted: hold nothing
             }
+            acquisition.settled.join(); // uninterruptible; keeps the flag of an interrupt that comes meanwhile
             throw e;
         } catch (ExecutionException e) {
             throw unwrap(e);

@@ -29,6 +29,13 @@ abstract class PermitFixture {
         return c;
     }
 
+    /** A client on {@code view} that tells {@code listener} of its locks' events. */
+    Holdfast client(ScriptedStore view, LockListener listener) {
+        Holdfast c = Holdfast.builder(view).defaultLease(Duration.ofSeconds(30)).holderName("scripted").listener(listener).connect();
+        clients.add(c);
+        return c;
+    }
+
     Holdfast client() {
         return client(view());
     }

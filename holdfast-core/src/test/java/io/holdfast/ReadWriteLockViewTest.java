@@ -20,7 +20,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class ReadWriteLockViewTest extends PermitFixture {
 
     private FencedReadWriteLock view(Holdfast client) {
-        return client.readWriteLock("rw", 3, Duration.ofSeconds(30), true).asReadWriteLock();
+        return client.readWriteLock("rw").asReadWriteLock();
     }
 
     @Test
@@ -41,7 +41,7 @@ class ReadWriteLockViewTest extends PermitFixture {
 
         rw.writeLock().lock();
         rw.writeLock().lock();
-        assertThat(heldLocks("rw#permit-")).hasSize(3);
+        assertThat(heldLocks("rw#permit-")).hasSize(DistributedReadWriteLock.MAX_READERS);
         rw.writeLock().unlock();
         assertThat(rw.hold().isValid()).isTrue();
         rw.writeLock().unlock();
@@ -52,7 +52,7 @@ class ReadWriteLockViewTest extends PermitFixture {
     @Timeout(value = 30, unit = TimeUnit.SECONDS)
     void aWriterThatAlsoReadsDowngradesOnItsWriteUnlock() throws Exception {
         FencedReadWriteLock rw = view(client());
-        DistributedReadWriteLock other = client().readWriteLock("rw", 3, Duration.ofSeconds(30), true);
+        DistributedReadWriteLock other = client().readWriteLock("rw");
         rw.writeLock().lock();
         long token = rw.fencingToken();
         rw.readLock().lock(); // a writer may read: no store call
@@ -95,7 +95,7 @@ class ReadWriteLockViewTest extends PermitFixture {
     @Timeout(value = 30, unit = TimeUnit.SECONDS)
     void lockWaitsThroughAnInterruptAndRestoresTheFlag() throws Exception {
         FencedReadWriteLock rw = view(client());
-        PermitHold write = client().readWriteLock("rw", 3, Duration.ofSeconds(30), true).writeLock().acquire(Duration.ofSeconds(5));
+        PermitHold write = client().readWriteLock("rw").writeLock().acquire(Duration.ofSeconds(5));
         AtomicBoolean interruptedAfter = new AtomicBoolean();
         CountDownLatch locked = new CountDownLatch(1);
         Thread reader = new Thread(() -> {

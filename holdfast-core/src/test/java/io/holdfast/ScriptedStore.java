@@ -26,6 +26,10 @@ final class ScriptedStore implements LockStore {
     volatile Function<String, RuntimeException> failAttempt = name -> null;
     /** While true, every call of this client fails as if the store were unreachable. */
     volatile boolean cutOff;
+    /** Names of the threads that called release, in order. */
+    final List<String> releasingThreads = new CopyOnWriteArrayList<>();
+    /** How long each release takes before it reaches the store. */
+    volatile long releaseDelayMillis;
 
     ScriptedStore(InMemoryStore shared) {
         this.shared = shared;
@@ -76,7 +80,15 @@ final class ScriptedStore implements LockStore {
 
     @Override
     public boolean release(String name, String ownerId) {
+        releasingThreads.add(Thread.currentThread().getName());
         reachable();
+        if (releaseDelayMillis > 0) {
+            try {
+                Thread.sleep(releaseDelayMillis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         return shared.release(name, ownerId);
     }
 

@@ -57,7 +57,7 @@ class SemaphoreAllOrNothingTest extends PermitFixture {
                 .isInstanceOf(LockTimeoutException.class).hasMessageContaining("'s#gate' stayed held");
         atTheGate.cancel(false);
         two.close();
-        assertThat(heldLocks("s#")).isEmpty();
+        assertThat(eventually(() -> heldLocks("s#").isEmpty())).as("locks of 's' held: %s", heldLocks("s#")).isTrue();
     }
 
     @Test
@@ -76,6 +76,7 @@ class SemaphoreAllOrNothingTest extends PermitFixture {
         });
         waiter.start();
         assertThat(eventually(() -> heldLocks("s#permit-").size() == 3)).as("the waiter took the free permit").isTrue();
+        view.releaseDelayMillis = 200; // a slow give-back: the interrupted acquire throws only once it is done
         waiter.interrupt();
         waiter.join(10_000);
         assertThat(outcome.get()).isInstanceOf(InterruptedException.class);
@@ -92,7 +93,7 @@ class SemaphoreAllOrNothingTest extends PermitFixture {
         CompletableFuture<PermitHold> f = client().semaphore("s", 3).acquireAsync(2, Duration.ofHours(1));
         assertThat(eventually(() -> heldLocks("s#permit-").size() == 3)).as("the wait took the free permit").isTrue();
         f.cancel(false);
-        assertThat(heldLocks("s#")).as("locks of 's' held once the wait is cancelled").hasSize(2);
+        assertThat(eventually(() -> heldLocks("s#").size() == 2)).as("the gate and the permit given back, on the I/O pool").isTrue();
         two.close();
         Thread.sleep(300);
         assertThat(heldLocks("s#")).as("locks of 's' held after the other's release: no wait left behind").isEmpty();
@@ -139,5 +140,71 @@ class SemaphoreAllOrNothingTest extends PermitFixture {
         two.close();
         assertThatThrownBy(() -> closing.semaphore("s", 3).acquireAsync(1, Duration.ofSeconds(1)))
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("closed");
+    }
+
+    @Test
+    @Timeout(value = 30, unit = TimeUnit.SECONDS)
+    void aPermitForceReleasedWhileWaitingForAnotherIsTakenAgainNotReturnedLost() throws Exception {
+        PermitHold other = client().semaphore("s", 2).acquire(1, Duration.ofSeconds(5));
+        String othersPermit = heldLocks("s#permit-").get(0);
+        RecordingListener events = new RecordingListener();
+        DistributedSemaphore semaphore = client(view(), events).semaphore("s", 2, Duration.ofMillis(600), true);
+        CompletableFuture<PermitHold> f = semaphore.acquireAsync(2, Duration.ofSeconds(20));
+        assertThat(eventually(() -> heldLocks("s#permit-").size() == 2)).as("the waiter took the free permit").isTrue();
+        String taken = heldLocks("s#permit-").stream().filter(n -> !n.equals(othersPermit)).findFirst().orElseThrow();
+        assertThat(store.forceRelease(taken)).isTrue();
+        assertThat(eventually(() -> events.count(RecordingListener.Kind.LOST) == 1)).as("the waiter's renewal found %s lost", taken).isTrue();
+        other.close();
+
+        try (PermitHold hold = f.get(10, TimeUnit.SECONDS)) {
+            assertThat(hold.isValid()).as("the hold returned after a permit was lost during the wait").isTrue();
+            assertThat(hold.state()).isEqualTo(Hold.State.HELD);
+            hold.checkValid();
+            assertThat(hold.permits()).isEqualTo(2);
+            assertThat(heldLocks("s#permit-")).as("permits held by the hold").hasSize(2);
+            assertThat(hold.fencingToken()).isGreaterThan(other.fencingToken());
+        }
+        assertThat(eventually(() -> store.leftovers().isEmpty())).as("left in the store: %s", store.leftovers()).isTrue();
+    }
+
+    @Test
+    @Timeout(value = 30, unit = TimeUnit.SECONDS)
+    void aWaitLongerThanAnUnrenewedLeaseTakesThePermitsAgainNotReturnedLost() throws Exception {
+        Duration lease = Duration.ofSeconds(1);
+        PermitHold other = client().semaphore("s", 2).acquire(1, Duration.ofSeconds(5));
+        CompletableFuture<PermitHold> f = client().semaphore("s", 2, lease, false).acquireAsync(2, Duration.ofSeconds(20));
+        assertThat(eventually(() -> heldLocks("s#permit-").size() == 2)).as("the waiter took the free permit").isTrue();
+        Thread.sleep(lease.toMillis() + 300); // the permit taken first is past its lease, never renewed
+        other.close();
+
+        try (PermitHold hold = f.get(10, TimeUnit.SECONDS)) {
+            assertThat(hold.isValid()).as("the hold returned after a wait past the lease").isTrue();
+            assertThat(hold.state()).isEqualTo(Hold.State.HELD);
+            assertThat(heldLocks("s#permit-")).as("permits held by the hold").hasSize(2);
+        }
+    }
+
+    @Test
+    @Timeout(value = 30, unit = TimeUnit.SECONDS)
+    void givingUpReleasesOffTheThreadThatCompletedTheFuture() throws Exception {
+        PermitHold two = holdTwoElsewhere();
+        ScriptedStore view = view();
+        DistributedSemaphore semaphore = client(view).semaphore("s", 3);
+        CompletableFuture<PermitHold> cancelled = semaphore.acquireAsync(2, Duration.ofHours(1));
+        assertThat(eventually(() -> heldLocks("s#permit-").size() == 3)).as("the wait took the free permit").isTrue();
+        view.releasingThreads.clear();
+        cancelled.cancel(false);
+        assertThat(eventually(() -> heldLocks("s#").size() == 2)).as("the gate and the permit given back").isTrue();
+        assertThat(view.releasingThreads).as("threads that gave back after a cancel").hasSize(2)
+                .doesNotContain(Thread.currentThread().getName());
+
+        CompletableFuture<PermitHold> timedOut = semaphore.acquireAsync(2, Duration.ofHours(1));
+        assertThat(eventually(() -> heldLocks("s#permit-").size() == 3)).as("the wait took the free permit").isTrue();
+        view.releasingThreads.clear();
+        timedOut.orTimeout(100, TimeUnit.MILLISECONDS); // completed by the JDK's one delayer thread
+        assertThat(eventually(() -> heldLocks("s#").size() == 2)).as("the gate and the permit given back").isTrue();
+        assertThat(view.releasingThreads).as("threads that gave back after orTimeout").hasSize(2)
+                .noneMatch(name -> name.startsWith("CompletableFutureDelayScheduler"));
+        two.close();
     }
 }

@@ -47,8 +47,8 @@ import java.util.function.Supplier;
                         + "If holdfast itself is killed, the lock frees when its lease runs out and COMMAND gets SIGTERM.",
                 "If the lock is not acquired (taken, with --wait 0; or not free within --wait), nothing runs and holdfast "
                         + "exits 75, or N with -E N: -E 0 lets a cron job that another host runs skip without failing.",
-                "With --shared or --exclusive, NAME is a read-write lock (of 16 readers, as holdfast.readWriteLock(NAME) in "
-                        + "Java): --shared runs share it, an --exclusive run excludes them all. With --permits N, NAME is a "
+                "With --shared or --exclusive, NAME is a read-write lock (holdfast.readWriteLock(NAME) in Java): up to 16 "
+                        + "--shared runs share it (more wait), an --exclusive run excludes them all. With --permits N, NAME is a "
                         + "semaphore of N permits and the run takes one. These are other locks than the plain lock NAME.",
                 "Put -- before COMMAND so that its options are not read as holdfast's."})
 final class RunCommand implements Callable<Integer> {
@@ -75,14 +75,16 @@ final class RunCommand implements Callable<Integer> {
                     + "default: ${DEFAULT-VALUE}. Allowed: 0 to 255.")
     int conflictExitCode;
     @Option(names = "--shared", description = "Take a read lock of the read-write lock NAME: shared with other --shared "
-            + "runs (up to 16 at once), excluded by an --exclusive run. A plain run of NAME is another lock and does not "
+            + "runs (up to 16 at once, as for every client of the lock; more wait), excluded by an --exclusive run. A plain "
+            + "run of NAME is another lock and does not "
             + "exclude it.")
     boolean shared;
     @Option(names = "--exclusive", description = "Take the write lock of the read-write lock NAME: no --shared or "
             + "--exclusive run of NAME at the same time. A waiting --exclusive run is not overtaken by later --shared ones.")
     boolean exclusive;
     @Option(names = "--permits", paramLabel = "N", description = "Take one of the N permits of the semaphore NAME: at most "
-            + "N such runs at once. Every run of NAME must give the same N. Allowed: 1 to 64.")
+            + "N such runs at once. Every run (and Java client) of NAME must give the same N: nothing checks it, and runs "
+            + "that disagree let in up to the largest N at once. Allowed: 1 to 64.")
     Integer permits;
     @Parameters(index = "0", paramLabel = "NAME", description = "The lock name.")
     String name;
@@ -123,6 +125,11 @@ final class RunCommand implements Callable<Integer> {
             if ((shared ? 1 : 0) + (exclusive ? 1 : 0) + (permits != null ? 1 : 0) > 1) {
                 throw new IllegalArgumentException("--shared, --exclusive and --permits are ways to take NAME; give one at most");
             }
+            if (permits != null) {
+                DistributedSemaphore.requireValid(name, permits); // the count, and room in NAME for its locks' suffixes
+            } else if (shared || exclusive) {
+                DistributedReadWriteLock.requireValidName(name);
+            }
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
@@ -154,8 +161,7 @@ final class RunCommand implements Callable<Integer> {
             return w -> (w.isZero() ? semaphore.tryAcquire(1) : semaphore.tryAcquire(1, w)).map(Held::of);
         }
         if (shared || exclusive) {
-            DistributedReadWriteLock rw = lease == null ? holdfast.readWriteLock(name)
-                    : holdfast.readWriteLock(name, DistributedReadWriteLock.DEFAULT_MAX_READERS, lease, true);
+            DistributedReadWriteLock rw = lease == null ? holdfast.readWriteLock(name) : holdfast.readWriteLock(name, lease, true);
             PermitLock side = shared ? rw.readLock() : rw.writeLock();
             return w -> (w.isZero() ? side.tryAcquire() : side.tryAcquire(w)).map(Held::of);
         }

@@ -81,6 +81,25 @@ class CommandLineTest {
     }
 
     @Test
+    void permitCountsAndNamesTooLongForTheirSuffixesAreRefusedBeforeConnecting() {
+        for (String permits : new String[] {"0", "65", "-1"}) {
+            err.getBuffer().setLength(0);
+            assertThat(run("run", "--uri", UNREACHABLE, "--permits", permits, "job", "--", "true")).as("--permits %s", permits)
+                    .isEqualTo(ExitCodes.USAGE);
+            assertThat(err.toString()).contains("semaphore 'job' cannot have " + permits + " permits; allowed: 1 to 64");
+        }
+        String name = "n".repeat(195); // a valid lock name, too long for a semaphore's or read-write lock's suffixes
+        for (String how : new String[] {"--shared", "--exclusive", "--permits=2"}) {
+            err.getBuffer().setLength(0);
+            assertThat(run("run", "--uri", UNREACHABLE, how, name, "--", "true")).as("%s with a 195-character name", how)
+                    .isEqualTo(ExitCodes.USAGE);
+            assertThat(err.toString()).contains("195 characters long").contains("allowed: a lock name of 1 to 190 characters");
+        }
+        // The same name is fine for a plain run: it gets as far as the store, which cannot be reached.
+        assertThat(run("run", "--uri", UNREACHABLE, name, "--", "true")).isEqualTo(ExitCodes.STORE_UNAVAILABLE);
+    }
+
+    @Test
     void conflictExitCodeMustBeAnExitStatusFrom0To255() {
         assertThat(run("run", "--uri", UNREACHABLE, "-E", "256", "job", "--", "true")).isEqualTo(ExitCodes.USAGE);
         assertThat(err.toString()).contains("--conflict-exit-code").contains("256").contains("allowed: an integer from 0 to 255");

@@ -14,7 +14,6 @@ import org.junit.jupiter.api.Timeout;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
@@ -30,8 +29,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The recipes built on permits, on every backend: semaphores (never more than N permits held, by threads of one
- * client and by two clients) and read-write locks (never a writer with anyone, tokens that rise across reads and
- * writes, timed waits that return holding nothing, a lost permit that loses the whole hold). Each test is short.
+ * client and by two clients, yet more than one holder at once; timed waits that return holding nothing) and
+ * read-write locks (never a writer with anyone, tokens that rise across reads and writes, a lost permit that loses
+ * the whole hold). Each test is short.
  */
 public abstract class PermitConformance extends SharedClientConformance {
     private static final Duration SOON = Duration.ofSeconds(20);
@@ -39,7 +39,9 @@ public abstract class PermitConformance extends SharedClientConformance {
 
     /**
      * Two clients, three threads each, take 1 or 2 of a semaphore's 3 permits four times each: at no time are more
-     * than 3 permits held, every acquisition's token is distinct, and nothing is left held afterwards.
+     * than 3 permits held, yet at some time more than one holder is inside (each stays a little for company); every
+     * acquisition's token is distinct and greater than those of the holders inside before its acquire began; and
+     * nothing is left held afterwards.
      */
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -47,9 +49,7 @@ public abstract class PermitConformance extends SharedClientConformance {
         String name = name("semaphore");
         int permits = 3;
         List<DistributedSemaphore> semaphores = List.of(client().semaphore(name, permits), client().semaphore(name, permits));
-        AtomicInteger inside = new AtomicInteger();
-        AtomicInteger mostInside = new AtomicInteger();
-        List<Long> tokens = Collections.synchronizedList(new ArrayList<>());
+        Occupancy inside = new Occupancy();
         ExecutorService threads = executor(6);
         CountDownLatch go = new CountDownLatch(1);
         List<Future<?>> workers = new ArrayList<>();
@@ -59,11 +59,12 @@ public abstract class PermitConformance extends SharedClientConformance {
                 go.await();
                 for (int i = 0; i < 4; i++) {
                     int k = 1 + ThreadLocalRandom.current().nextInt(2);
+                    long floor = inside.floor();
                     try (PermitHold hold = semaphore.acquire(k, Duration.ofSeconds(60))) {
-                        mostInside.accumulateAndGet(inside.addAndGet(k), Math::max);
-                        tokens.add(hold.fencingToken());
+                        inside.enter(k, hold.fencingToken(), floor);
+                        inside.lingerForCompany(50);
                         Thread.sleep(2);
-                        inside.addAndGet(-k);
+                        inside.leave(k);
                     }
                 }
                 return null;
@@ -73,13 +74,15 @@ public abstract class PermitConformance extends SharedClientConformance {
         for (Future<?> worker : workers) {
             worker.get(100, TimeUnit.SECONDS);
         }
-        assertThat(mostInside.get()).as("permits held at once, at most").isLessThanOrEqualTo(permits);
-        assertThat(new HashSet<>(tokens)).as("distinct tokens of %d acquisitions", tokens.size()).hasSize(tokens.size());
+        assertThat(inside.mostPermits()).as("permits held at once, at most").isLessThanOrEqualTo(permits);
+        assertThat(inside.mostHolders()).as("holders inside at once, at most: a semaphore is not a mutex").isGreaterThan(1);
+        assertThat(inside.broken()).as("tokens of acquires begun after another holder came in").isEmpty();
+        assertThat(inside.tokens()).as("tokens in entry order").hasSize(24).doesNotHaveDuplicates();
         assertNothingHeld(name, permits);
     }
 
     /**
-     * Two clients, each with one writer and two reader threads, on a read-write lock of 3 readers: never a writer
+     * Two clients, each with one writer and two reader threads, on a read-write lock: never a writer
      * with a reader or another writer, two readers at once when both ask, each write's token greater than the last,
      * and each read's greater than the last write before it.
      */
@@ -87,8 +90,8 @@ public abstract class PermitConformance extends SharedClientConformance {
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     public void aReadWriteLockNeverHasAWriterWithAnyoneAndTokensRise() throws Exception {
         String name = name("rw");
-        List<DistributedReadWriteLock> locks = List.of(client().readWriteLock(name, 3, LEASE, true),
-                client().readWriteLock(name, 3, LEASE, true));
+        List<DistributedReadWriteLock> locks = List.of(client().readWriteLock(name, LEASE, true),
+                client().readWriteLock(name, LEASE, true));
         try (PermitHold r1 = locks.get(0).readLock().acquire(SOON); PermitHold r2 = locks.get(1).readLock().acquire(SOON)) {
             assertThat(locks.get(0).writeLock().tryAcquire()).as("a write while two clients read").isEmpty();
             assertThat(r2.fencingToken()).isGreaterThan(r1.fencingToken());
@@ -130,12 +133,13 @@ public abstract class PermitConformance extends SharedClientConformance {
             worker.get(100, TimeUnit.SECONDS);
         }
         assertThat(broken).as("exclusion and token order").isEmpty();
-        assertNothingHeld(name, 3);
+        assertNothingHeld(name, DistributedReadWriteLock.MAX_READERS);
     }
 
     /**
-     * With every permit held by one client, the other's timed waits return within their wait and a round trip or
-     * two, holding nothing (the gate is free again), and a wait gets the permits once they are released.
+     * With 2 of 3 permits held by one client, the other's timed waits for 2 take the free one, wait for another, and
+     * return within their wait and a round trip or two, holding nothing: the free permit given back (a third client
+     * takes it) and the gate free again. A wait gets the permits once they are released.
      */
     @Test
     @Timeout(value = 90, unit = TimeUnit.SECONDS)
@@ -143,20 +147,37 @@ public abstract class PermitConformance extends SharedClientConformance {
         String name = name("sem-wait");
         Holdfast holder = client();
         Holdfast waiter = client();
-        PermitHold all = holder.semaphore(name, 2).acquire(2, SOON);
-        DistributedSemaphore semaphore = waiter.semaphore(name, 2);
+        PermitHold two = holder.semaphore(name, 3).acquire(2, SOON);
+        DistributedSemaphore semaphore = waiter.semaphore(name, 3);
         long start = System.nanoTime();
-        Optional<PermitHold> none = semaphore.tryAcquire(1, Duration.ofMillis(500));
+        Optional<PermitHold> none = semaphore.tryAcquire(2, Duration.ofMillis(500));
         long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-        assertThat(none).as("tryAcquire(1, 500ms) with every permit held").isEmpty();
-        assertThat(tookMs).as("ms tryAcquire(1, 500ms) took").isBetween(400L, 10_000L);
+        assertThat(none).as("tryAcquire(2, 500ms) with one permit free").isEmpty();
+        assertThat(tookMs).as("ms tryAcquire(2, 500ms) took").isBetween(400L, 10_000L);
+        assertOnlyTheFreePermitIsFree(name);
         assertThatThrownBy(() -> semaphore.acquire(2, Duration.ofMillis(300))).isInstanceOf(LockTimeoutException.class)
                 .hasMessageContaining("none is held");
-        assertThat(semaphore.tryAcquire(1)).as("tryAcquire(1) with every permit held").isEmpty();
-        assertThat(waiter.admin().status(name + "#gate").map(LockInfo::held)).as("the gate after the waits").isNotEqualTo(Optional.of(true));
-        all.close();
-        try (PermitHold hold = semaphore.acquire(2, SOON)) {
-            assertThat(hold.fencingToken()).isGreaterThan(all.fencingToken());
+        assertOnlyTheFreePermitIsFree(name);
+        assertThat(semaphore.tryAcquire(2)).as("tryAcquire(2) with one permit free").isEmpty();
+        assertOnlyTheFreePermitIsFree(name);
+        two.close();
+        try (PermitHold hold = semaphore.acquire(3, SOON)) {
+            assertThat(hold.fencingToken()).isGreaterThan(two.fencingToken());
+        }
+    }
+
+    /** Two permits held, the gate free, and the third permit free: a third client takes it at once. */
+    private void assertOnlyTheFreePermitIsFree(String name) {
+        Holdfast look = client();
+        long held = 0;
+        for (int i = 0; i < 3; i++) {
+            held += look.admin().status(name + "#permit-" + i).filter(LockInfo::held).isPresent() ? 1 : 0;
+        }
+        assertThat(held).as("permits of %s held after the wait returned", name).isEqualTo(2);
+        assertThat(look.admin().status(name + "#gate").map(LockInfo::held)).as("the gate after the wait").isNotEqualTo(Optional.of(true));
+        try (PermitHold third = look.semaphore(name, 3).tryAcquire(1)
+                .orElseThrow(() -> new AssertionError("the free permit of " + name + " was not given back"))) {
+            assertThat(third.permits()).isEqualTo(1);
         }
     }
 
@@ -170,7 +191,7 @@ public abstract class PermitConformance extends SharedClientConformance {
         String name = name("rw-lost");
         Holdfast holder = client();
         Holdfast operator = client();
-        PermitHold write = holder.readWriteLock(name, 2, LEASE, true).writeLock().acquire(SOON);
+        PermitHold write = holder.readWriteLock(name, LEASE, true).writeLock().acquire(SOON);
         CountDownLatch lost = new CountDownLatch(1);
         write.onLost((permit, reason) -> lost.countDown());
         assertThat(operator.admin().forceRelease(name + "#permit-1")).isTrue();
@@ -178,7 +199,7 @@ public abstract class PermitConformance extends SharedClientConformance {
         assertThat(write.isValid()).isFalse();
         assertThatThrownBy(write::checkValid).isInstanceOf(LockLostException.class).hasMessageContaining(name + "#permit-1");
         assertThatThrownBy(write::close).isInstanceOf(LockLostException.class);
-        try (PermitHold next = operator.readWriteLock(name, 2, LEASE, true).writeLock().tryAcquire()
+        try (PermitHold next = operator.readWriteLock(name, LEASE, true).writeLock().tryAcquire()
                 .orElseThrow(() -> new AssertionError("close() left a permit of " + name + " held"))) {
             assertThat(next.fencingToken()).isGreaterThan(write.fencingToken());
         }
