@@ -123,14 +123,16 @@ class LeaderElectionTest {
         ScriptedStore leaderView = new ScriptedStore(store);
         LeaderElection leader = client(leaderView).leader(NAME, Duration.ofSeconds(1));
         LeaderElection waiting = client(new ScriptedStore(store)).leader(NAME, Duration.ofSeconds(1));
-        Heard heardLeader = new Heard(leader);
-        Heard heardWaiting = new Heard(waiting);
         AtomicReference<Optional<LockInfo>> storeAtRevocation = new AtomicReference<>();
         AtomicReference<Boolean> leaderAtRevocation = new AtomicReference<>();
+        // Registered before Heard's listeners: listeners run in order, so these are set before the test hears of the
+        // revocation (registered after, the test could read them first: seen once in CI).
         leader.onRevoked((term, reason) -> {
             storeAtRevocation.set(store.inspect(NAME));
             leaderAtRevocation.set(leader.isLeader());
         });
+        Heard heardLeader = new Heard(leader);
+        Heard heardWaiting = new Heard(waiting);
         leader.start();
         long term = heardLeader.nextElected();
         waiting.start();
