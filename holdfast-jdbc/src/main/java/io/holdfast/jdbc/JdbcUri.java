@@ -91,6 +91,15 @@ final class JdbcUri {
      *         (Holdfast's own, or for a server database one its driver does not know), a missing host, a bad port
      */
     static JdbcUri parse(String uri) {
+        for (int i = 0; i < uri.length(); i++) {
+            if (Character.isWhitespace(uri.charAt(i))) {
+                // A new user's trial: "holdfast.uri=sqlite:/data/locks.db   # or redis://..." in a .properties file, which has
+                // no inline comments, opened a SQLite file named after the comment, beside the other processes' file.
+                throw new IllegalArgumentException("URI '" + uri + "' has whitespace at position " + i + " (an inline comment in a "
+                        + ".properties file? they have none: put a comment on its own line); a URI has no spaces: for a server "
+                        + "database percent-encode one in a parameter (%20), for SQLite use a path without whitespace");
+            }
+        }
         int q = uri.indexOf('?');
         String base = q < 0 ? uri : uri.substring(0, q);
         boolean sqlite = base.startsWith("sqlite:") || base.startsWith("jdbc:sqlite:");

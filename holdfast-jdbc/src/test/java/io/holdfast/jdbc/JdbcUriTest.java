@@ -61,6 +61,15 @@ class JdbcUriTest {
                 .hasMessageContaining("expected jdbc:");
     }
 
+    /** A new user's trial: an inline comment copied into a .properties value made SQLite open a file named after it. */
+    @ParameterizedTest
+    @ValueSource(strings = {"sqlite:/tmp/locks.db      # or sqlite:, redis://cache:6379", "sqlite:/tmp/locks.db ", " sqlite:/tmp/locks.db",
+            "sqlite:/tmp/my locks.db", PG + " # the primary", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres\t"})
+    void whitespaceIsRefusedNotTakenIntoAFileNameOrParameter(String uri) {
+        assertThatThrownBy(() -> JdbcUri.parse(uri)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("has whitespace at position").hasMessageContaining("inline comment");
+    }
+
     @Test
     void aMissingHostIsAUsageError() {
         assertThatThrownBy(() -> JdbcUri.parse("jdbc:postgresql://:5432/test")).hasMessageContaining("no host is given");
