@@ -94,13 +94,13 @@ final class HoldfastClient implements Holdfast {
 
     @Override
     public MultiLock multiLock(String... names) {
-        return MultiLockHandle.of(names == null ? null : java.util.Arrays.asList(names), this::lock);
+        return MultiLockHandle.of(this, names == null ? null : java.util.Arrays.asList(names), this::lock);
     }
 
     @Override
     public MultiLock multiLock(java.util.Collection<String> names, Duration lease, boolean renew) {
         Duration checked = leases.require(lease);
-        return MultiLockHandle.of(names, name -> lock(name, checked, renew));
+        return MultiLockHandle.of(this, names, name -> lock(name, checked, renew));
     }
 
     @Override

@@ -17,30 +17,42 @@ import java.util.concurrent.CompletionException;
  *
  * <pre>
  *   WAITING(part i) ──part i granted, more to take──▶ WAITING(part i+1)
- *      │ last part granted ──▶ DONE (the future gets a hold on every part)
- *      │ part i timed out or failed, the caller gave up (cancel, complete, interrupt) ──▶ DONE (parts taken released)
+ *      │ last part granted ──▶ CHECKING (every part checked, outside the lock)
+ *      │ part i timed out or failed, the caller gave up (cancel, complete, interrupt) ──▶ DONE (parts taken given back)
+ *   CHECKING ──every part valid──▶ DONE (the future gets a hold on every part)
+ *            ──a part lost while later ones were awaited (an unrenewed lease ran out, a force-release found by
+ *              renewal), deadline ahead──▶ WAITING(part 0) (every part given back first, then taken again in order)
+ *            ──a part lost, deadline passed──▶ DONE (every part given back; a time-out)
+ *            ──the caller gave up──▶ DONE (the check gives back what it holds)
  * </pre>
  *
  * <p>Invariants, checked on every transition: in WAITING, the parts taken are exactly the parts before the one
- * waited for, and at most one part's wait is in flight; DONE holds no part (each was handed to the hold or
- * released) and is final. A part's hold has one owner at any time: the grant's callback either adds it to the
- * parts taken (in WAITING) or, once DONE, releases it; whoever moves to DONE releases the parts taken. Every
- * transition happens in {@link #move} under this object's lock; part waits, releases and the future's
- * completion run outside it.
+ * waited for, and at most one part's wait is in flight; in CHECKING and DONE this object's fields hold no part
+ * and no wait is in flight (in CHECKING the check owns every part); DONE is final. A part's hold has one owner at
+ * any time: the grant's callback either adds it to the parts taken (in WAITING) or, otherwise, releases it;
+ * whoever moves to CHECKING or DONE owns the parts taken. Every transition happens in {@link #move} under this
+ * object's lock; part waits, checks, releases and the future's completion run outside it, and give-backs run on
+ * the client's I/O pool, never on the thread that completed the future (the caller's, or the JDK's one delayer
+ * thread for {@code orTimeout}). {@link #settled} completes once the acquire holds nothing more.
  */
 final class MultiAcquisition {
     enum State {
         /** A part's wait is in flight. */
         WAITING,
-        /** Over: the future is (being) completed and no part is held by this wait. */
+        /** Every part taken: each is being checked; the check owns them. */
+        CHECKING,
+        /** Over: the future is (being) completed; what was taken is handed to the hold or being given back. */
         DONE
     }
 
     private static final Map<State, Set<State>> ALLOWED = new EnumMap<>(Map.of(
-            State.WAITING, EnumSet.of(State.WAITING, State.DONE),
+            State.WAITING, EnumSet.of(State.WAITING, State.CHECKING, State.DONE),
+            State.CHECKING, EnumSet.of(State.WAITING, State.DONE),
             State.DONE, EnumSet.noneOf(State.class)));
 
     final CompletableFuture<MultiHold> future = new CompletableFuture<>();
+    /** Completes once this acquire holds nothing: what it took is in the caller's hold or given back. */
+    final CompletableFuture<Void> settled = new CompletableFuture<>();
     private final MultiLockHandle lock;
     private final Duration wait;
     private final boolean forever;
@@ -99,18 +111,15 @@ final class MultiAcquisition {
 
     private void granted(int i, Hold hold) {
         boolean keep;
-        boolean last = false;
         List<Hold> all = null;
         synchronized (this) {
             keep = state == State.WAITING && waitingFor == i;
             if (keep) {
                 taken.add(hold);
                 partWait = null;
-                last = taken.size() == lock.parts.size();
-                if (last) {
-                    all = List.copyOf(taken);
-                    taken.clear();
-                    move(State.DONE);
+                if (taken.size() == lock.parts.size()) {
+                    all = takeAll();
+                    move(State.CHECKING);
                 } else {
                     waitingFor = i + 1;
                     move(State.WAITING);
@@ -119,13 +128,64 @@ final class MultiAcquisition {
         }
         if (!keep) {
             MultiLockHandle.releaseQuietly(List.of(hold), null); // the wait was given up as this part came
-        } else if (last) {
-            MultiHold multi = PartsHold.of(all);
-            if (!future.complete(multi)) {
-                MultiLockHandle.closeQuietly(multi); // the caller gave up as the last part came: hold nothing
-            }
+        } else if (all != null) {
+            checked(all);
         } else {
             waitFor(i + 1);
+        }
+    }
+
+    /**
+     * In CHECKING, owning every part: a hold if each is still valid. A part lost while later ones were awaited is
+     * never handed over: every part is given back and taken again in order, under the same deadline (or, past it,
+     * the acquire times out).
+     */
+    private void checked(List<Hold> all) {
+        Hold lost = all.stream().filter(p -> !p.isValid()).findFirst().orElse(null); // may turn a part lost: outside the lock
+        boolean late = !forever && deadlineNanos - System.nanoTime() <= 0;
+        boolean givenUp;
+        synchronized (this) {
+            givenUp = state == State.DONE; // the caller gave up meanwhile
+            if (!givenUp && (lost == null || late)) {
+                move(State.DONE);
+            }
+        }
+        if (givenUp) {
+            giveBack(all, null);
+        } else if (lost == null) {
+            MultiHold multi = PartsHold.of(all);
+            if (future.complete(multi)) {
+                settled.complete(null);
+            } else {
+                lock.client.runInBackground(() -> { // the caller gave up as the last part came: hold nothing
+                    MultiLockHandle.closeQuietly(multi);
+                    settled.complete(null);
+                });
+            }
+        } else if (late) {
+            giveBack(all, new LockTimeoutException("multi-lock " + lock.names() + " was not acquired within "
+                    + Durations.format(wait) + ": '" + lost.lockName() + "' was lost (" + lost.lossReason()
+                    + ") before the later locks were taken; none of its locks is held"));
+        } else {
+            lock.client.runInBackground(() -> retake(all));
+        }
+    }
+
+    /** Gives back every part of a check that found one lost, then takes them again from the first. */
+    private void retake(List<Hold> all) {
+        MultiLockHandle.releaseQuietly(all, null);
+        boolean again;
+        synchronized (this) {
+            again = state == State.CHECKING;
+            if (again) {
+                waitingFor = 0;
+                move(State.WAITING);
+            }
+        }
+        if (again) {
+            waitFor(0);
+        } else {
+            settled.complete(null); // given up meanwhile; everything is given back
         }
     }
 
@@ -148,32 +208,55 @@ final class MultiAcquisition {
         } else {
             outcome = new HoldfastException("acquiring " + lock + " failed", cause);
         }
-        MultiLockHandle.releaseQuietly(release, outcome);
-        future.completeExceptionally(outcome);
+        giveBack(release, outcome);
     }
 
     /** The caller completed the future (or an interrupt cancelled it): end the part's wait, release the rest. */
     private void giveUp() {
         CompletableFuture<Hold> inFlight;
         List<Hold> release;
+        boolean checking;
         synchronized (this) {
             if (state == State.DONE) {
                 return;
             }
+            checking = state == State.CHECKING; // the check owns the parts, and gives them back when it sees DONE
             inFlight = partWait;
             release = drop();
         }
         if (inFlight != null) {
             inFlight.cancel(false); // a grant racing it is released by the lock's own wait, or by granted()
         }
-        MultiLockHandle.releaseQuietly(release, null);
+        if (!checking) {
+            giveBack(release, null);
+        }
     }
 
-    /** Moves to DONE and hands the parts taken to the caller to release. Called under this. */
-    private List<Hold> drop() {
-        List<Hold> release = List.copyOf(taken);
+    /**
+     * On the client's I/O pool (never on the thread that completed the future), gives back {@code parts}, newest
+     * first, settles, and fails the future with {@code error} unless it is null (the caller completed it).
+     */
+    private void giveBack(List<Hold> parts, RuntimeException error) {
+        lock.client.runInBackground(() -> {
+            MultiLockHandle.releaseQuietly(parts, error);
+            settled.complete(null);
+            if (error != null) {
+                future.completeExceptionally(error);
+            }
+        });
+    }
+
+    /** Takes out the parts taken, for whoever moves to CHECKING or DONE. Called under this. */
+    private List<Hold> takeAll() {
+        List<Hold> all = List.copyOf(taken);
         taken.clear();
         partWait = null;
+        return all;
+    }
+
+    /** Moves to DONE and hands the parts taken to the caller to give back. Called under this. */
+    private List<Hold> drop() {
+        List<Hold> release = takeAll();
         move(State.DONE);
         return release;
     }
@@ -189,7 +272,8 @@ final class MultiAcquisition {
             throw Invariants.violated(lock + ": no transition " + state + " -> " + next);
         }
         state = next;
-        if (next == State.WAITING && taken.size() != waitingFor || next == State.DONE && (!taken.isEmpty() || partWait != null)) {
+        if (next == State.WAITING && taken.size() != waitingFor
+                || next != State.WAITING && (!taken.isEmpty() || partWait != null)) {
             throw Invariants.violated(lock + ": entering " + next + " with " + taken.size() + " parts taken, waiting for part "
                     + waitingFor + (partWait != null ? ", a part's wait in flight" : ""));
         }

@@ -23,6 +23,10 @@ import java.util.concurrent.CompletableFuture;
  * <li><b>One deadline.</b> A timed wait's limit covers all parts together: each part waits only for what is left
  *     of it. Each part makes at least one attempt, so free locks are taken however short the wait, and the
  *     call returns at most one store call per part still to take after the wait runs out.</li>
+ * <li><b>Never a lost part.</b> A part taken early may be lost while later ones are awaited (an explicit lease
+ *     without renewal that runs out, a force-release); the acquire checks every part before it returns, and if
+ *     one was lost it gives every part back and takes them again in order, within the same deadline (past it,
+ *     the acquire times out holding nothing).</li>
  * <li><b>Released together, lost together.</b> See {@link MultiHold}.</li>
  * </ul>
  *
@@ -75,8 +79,9 @@ public interface MultiLock {
     /**
      * Takes every part without blocking the caller: the future completes with the hold, or with a
      * {@link LockTimeoutException} once {@code wait} runs out. Any completion by the caller (cancel, complete,
-     * {@code orTimeout}) abandons the wait and releases every part taken so far, and a hold completed
-     * concurrently is released, never leaked.
+     * {@code orTimeout}) abandons the wait and releases every part taken so far, on the client's I/O pool, right
+     * after (never on the thread that completed the future), and a hold completed concurrently is released, never
+     * leaked.
      */
     CompletableFuture<MultiHold> acquireAsync(Duration wait);
 }

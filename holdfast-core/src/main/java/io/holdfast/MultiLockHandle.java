@@ -14,21 +14,23 @@ import java.util.function.Function;
 final class MultiLockHandle implements MultiLock {
     private static final String ALLOWED = "1 to " + MAX_NAMES + " distinct lock names";
 
+    final HoldfastClient client;
     final List<DistributedLock> parts;
     private final List<String> names;
 
-    private MultiLockHandle(List<DistributedLock> parts) {
+    private MultiLockHandle(HoldfastClient client, List<DistributedLock> parts) {
+        this.client = client;
         this.parts = parts;
         this.names = parts.stream().map(DistributedLock::name).toList();
     }
 
     /**
      * Checks {@code names} (distinct, 1 to {@link #MAX_NAMES}, each valid) and makes a handle per name, in
-     * ascending order.
+     * ascending order; {@code client}'s I/O pool gives back the parts of an acquire given up.
      *
      * @throws IllegalArgumentException saying what is allowed
      */
-    static MultiLockHandle of(Collection<String> names, Function<String, DistributedLock> lock) {
+    static MultiLockHandle of(HoldfastClient client, Collection<String> names, Function<String, DistributedLock> lock) {
         if (names == null || names.isEmpty()) {
             throw new IllegalArgumentException("a multi-lock needs at least one name; allowed: " + ALLOWED);
         }
@@ -46,7 +48,7 @@ final class MultiLockHandle implements MultiLock {
         for (String name : sorted) {
             parts.add(lock.apply(name));
         }
-        return new MultiLockHandle(List.copyOf(parts));
+        return new MultiLockHandle(client, List.copyOf(parts));
     }
 
     @Override
@@ -91,7 +93,7 @@ final class MultiLockHandle implements MultiLock {
         if (wait.isZero()) {
             return tryAcquire().orElseThrow(() -> MultiAcquisition.timeout(names, null, wait));
         }
-        return await(acquireAsync(wait));
+        return await(begin(wait));
     }
 
     @Override
@@ -101,20 +103,29 @@ final class MultiLockHandle implements MultiLock {
 
     @Override
     public CompletableFuture<MultiHold> acquireAsync(Duration wait) {
+        return begin(wait).future;
+    }
+
+    private MultiAcquisition begin(Duration wait) {
         Durations.requireWait(wait);
         MultiAcquisition acquisition = new MultiAcquisition(this, wait);
         acquisition.start();
-        return acquisition.future;
+        return acquisition;
     }
 
-    /** Waits for a started acquisition; an interrupt abandons it and holds nothing. */
-    private MultiHold await(CompletableFuture<MultiHold> future) throws InterruptedException {
+    /**
+     * Waits for a started acquisition; an interrupt abandons it and returns once nothing is held: the give-back
+     * runs on the I/O pool, and this waits for it (through further interrupts).
+     */
+    private MultiHold await(MultiAcquisition acquisition) throws InterruptedException {
+        CompletableFuture<MultiHold> future = acquisition.future;
         try {
             return future.get();
         } catch (InterruptedException e) {
             if (!future.cancel(false) && !future.isCompletedExceptionally()) {
                 closeQuietly(future.getNow(null)); // interrupted as it was granted: hold nothing
             }
+            acquisition.settled.join(); // uninterruptible; keeps the flag of an interrupt that comes meanwhile
             throw e;
         } catch (ExecutionException e) {
             if (e.getCause() instanceof RuntimeException re) {

@@ -11,7 +11,7 @@ import java.util.function.BooleanSupplier;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * What the semaphore and read-write lock tests share: clients on views of one in-memory store (closed after each
+ * What the semaphore, read-write lock and multi-lock all-or-nothing tests share: clients on views of one in-memory store (closed after each
  * test), the check that no invariant of the core broke, and a bounded wait for a condition.
  */
 abstract class PermitFixture {
