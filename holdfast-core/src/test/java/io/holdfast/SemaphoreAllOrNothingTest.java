@@ -37,8 +37,12 @@ class SemaphoreAllOrNothingTest extends PermitFixture {
         assertThatThrownBy(() -> semaphore.acquire(2, Duration.ofMillis(300))).isInstanceOf(LockTimeoutException.class)
                 .hasMessageContaining("acquiring 2 permits of semaphore 's' timed out after 300ms")
                 .hasMessageContaining("1 of 2 permits were free in time; none is held");
-        assertThat(shared.leftovers()).as("what the store holds or queues right after the time-out")
-                .hasSize(2).allMatch(line -> line.startsWith("s#permit-") && line.contains(" held by "));
+        assertThat(shared.leftovers().stream().filter(line -> line.contains(" held by ")))
+                .as("what the store holds right after the time-out: the other client's two permits").hasSize(2)
+                .allMatch(line -> line.startsWith("s#permit-"));
+        // An abandoned permit wait leaves its queue entry (on a queueing store) a moment longer: the core takes it out
+        // in the background once the wait's future is cancelled (seen under stress-ng: still there right after).
+        assertThat(eventually(() -> shared.leftovers().size() == 2)).as("left in the store: %s", shared.leftovers()).isTrue();
         assertThat(semaphore.tryAcquire(2, Duration.ofMillis(300))).isEmpty();
         two.close();
         try (PermitHold hold = semaphore.acquire(3, Duration.ofSeconds(5))) {
