@@ -23,8 +23,9 @@ import static io.holdfast.cli.CliProcesses.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@code status} and {@code list} on read-write locks as real processes: two readers of one (2 of its 3 permits), a
- * writer of another (all 3), a writer waiting at the first one's gate; on a SQLite file and on a ZooKeeper server.
+ * {@code status} and {@code list} on semaphores of 3 permits (a read-write lock is one of 16, the same in the store) as
+ * real processes: two holders of one permit each of one, a holder of all 3 of another (what a writer holds), one
+ * waiting for all 3 at the first one's gate; on a SQLite file and on a ZooKeeper server.
  */
 class PermitStatusIT {
     @TempDir
@@ -60,9 +61,9 @@ class PermitStatusIT {
              Holdfast reader2 = Holdfast.builder(uri).holderName("reader-2").connect();
              Holdfast writer = Holdfast.builder(uri).holderName("writer").connect();
              Holdfast waiter = Holdfast.builder(uri).holderName("waiting-writer").connect();
-             PermitHold read1 = reader1.readWriteLock("catalog", 3, Duration.ofSeconds(30), true).readLock().acquire(Duration.ofSeconds(30));
-             PermitHold read2 = reader2.readWriteLock("catalog", 3, Duration.ofSeconds(30), true).readLock().acquire(Duration.ofSeconds(30));
-             PermitHold write = writer.readWriteLock("orders", 3, Duration.ofSeconds(30), true).writeLock().acquire(Duration.ofSeconds(30));
+             PermitHold read1 = reader1.semaphore("catalog", 3, Duration.ofSeconds(30), true).acquire(1, Duration.ofSeconds(30));
+             PermitHold read2 = reader2.semaphore("catalog", 3, Duration.ofSeconds(30), true).acquire(1, Duration.ofSeconds(30));
+             PermitHold write = writer.semaphore("orders", 3, Duration.ofSeconds(30), true).acquire(3, Duration.ofSeconds(30));
              Hold plain = writer.lock("jobs/a").acquire(Duration.ofSeconds(30))) {
 
             CliProcesses.Running known = cli.run("status", "--uri", uri, "--permits", "3", "catalog");
@@ -106,8 +107,8 @@ class PermitStatusIT {
             assertThat(list.stdout()).as("a free gate is not shown").doesNotContain("#gate");
 
             // A writer at the gate of 'catalog': it takes the free permit and waits there for the two readers.
-            CompletableFuture<PermitHold> waiting = waiter.readWriteLock("catalog", 3, Duration.ofSeconds(30), true).writeLock()
-                    .acquireAsync(Duration.ofSeconds(60));
+            CompletableFuture<PermitHold> waiting = waiter.semaphore("catalog", 3, Duration.ofSeconds(30), true)
+                    .acquireAsync(3, Duration.ofSeconds(60));
             assertThat(eventually(Duration.ofSeconds(30), () -> reader1.admin().status("catalog#gate").map(LockInfo::held).orElse(false)))
                     .as("the waiting writer holds the gate").isTrue();
             CliProcesses.Running acquiring = cli.run("list", "--uri", uri, "catalog");
