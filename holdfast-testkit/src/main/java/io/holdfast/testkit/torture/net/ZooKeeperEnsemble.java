@@ -30,9 +30,14 @@ public final class ZooKeeperEnsemble extends Cluster {
     public static String whyUnavailable() {
         try {
             Class.forName(MAIN, false, ZooKeeperEnsemble.class.getClassLoader());
-            return null;
         } catch (ClassNotFoundException e) {
             return "the ZooKeeper server classes (" + MAIN + ") are not on the class path";
+        }
+        try {
+            Class.forName("com.codahale.metrics.Reservoir", false, ZooKeeperEnsemble.class.getClassLoader());
+            return null;
+        } catch (ClassNotFoundException e) {
+            return "the ZooKeeper server needs Dropwizard Metrics (io.dropwizard.metrics:metrics-core), which is not on the class path";
         }
     }
 
