@@ -32,7 +32,7 @@ class LaggingFollowerReleaseTest {
     void aReleaseThroughAFollowerThatHasNotSeenTheCreateIsNeverAnsweredNotHeld() throws Exception {
         try (ProxiedEnsemble ensemble = new ProxiedEnsemble();
              LockStore store = new ZooKeeperLockStoreProvider()
-                     .open("zookeeper://127.0.0.1:" + ensemble.clientPort(1) + "/lagging?connectTimeout=2s")) {
+                     .open("zookeeper://127.0.0.1:" + ensemble.clientPort(1) + "/lagging?connectTimeout=10s")) {
             assertThat(ensemble.state(1)).as("server 1 follows").isEqualTo("FOLLOWING");
             String name = "lagging/" + UUID.randomUUID();
             assertThat(store.inspect(name)).as("the store's session is up (server 1 answers)").isEmpty();
