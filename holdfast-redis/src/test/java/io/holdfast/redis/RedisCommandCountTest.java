@@ -61,13 +61,11 @@ class RedisCommandCountTest {
                 Map<String, Long> before = null;
                 int attemptsBefore = 0;
                 int releasesBefore = 0;
-                long scriptsBefore = 0;
                 for (int i = 0; i < WARM_UP + HAND_OFFS; i++) {
                     if (i == WARM_UP) {
                         before = calls(server);
                         attemptsBefore = storeA.attempts() + storeB.attempts();
                         releasesBefore = storeA.releases() + storeB.releases();
-                        scriptsBefore = scriptCallsSent();
                     }
                     CompletableFuture<Hold> next = clients[(i + 1) % 2].lock(name).acquireAsync(WAIT);
                     awaitQueuedAndSubscribed(server, "count:{" + name + "}");
@@ -77,7 +75,6 @@ class RedisCommandCountTest {
                 Map<String, Long> counts = diff(before, calls(server));
                 long attempts = storeA.attempts() + storeB.attempts() - attemptsBefore;
                 long releases = storeA.releases() + storeB.releases() - releasesBefore;
-                long scripts = scriptCallsSent() - scriptsBefore;
                 held.close();
                 System.out.printf("one node, per hand-off (the waiter queued and subscribed before the release): %.2f commands %s; "
                         + "%.2f acquire and %.2f release script calls%n", total(counts) / (double) HAND_OFFS, per(counts, HAND_OFFS),
@@ -85,10 +82,11 @@ class RedisCommandCountTest {
                 assertThat(counts.get("spublish")).as("wake-ups sent: one per hand-off").isEqualTo(HAND_OFFS);
                 assertThat(releases).as("releases").isEqualTo(HAND_OFFS);
                 assertThat(attempts).as("attempts: the waiter queues, then the wake-up lets it in").isGreaterThanOrEqualTo(2L * HAND_OFFS);
-                // Besides the store calls, a client sends a script call of its own now and then: a renewal, or handing on a
-                // reservation whose wake-up came after its waiter had got in by a poll (seen beside stress-ng).
-                assertThat(counts.get("evalsha")).as("script calls the server ran = the script calls the clients sent").isEqualTo(scripts)
-                        .isGreaterThanOrEqualTo(attempts + releases);
+                // Besides the store calls, a client sends a script call of its own now and then: handing on a reservation
+                // whose wake-up came after its waiter had got in by a poll (seen once beside stress-ng), or a renewal. Never
+                // one per hand-off: that would be a hidden retry or an extra round trip.
+                assertThat(counts.get("evalsha")).as("script calls the server ran, against the clients' store calls")
+                        .isBetween(attempts + releases, attempts + releases + HAND_OFFS / 10);
             }
         }
     }
@@ -135,11 +133,6 @@ class RedisCommandCountTest {
     }
 
     /** Waits until one client is queued for the lock {@code base} and subscribed to its wake-up channel. */
-    /** Script calls this process sent, every script together (by digest; a NOSCRIPT fall-back goes as EVAL). */
-    private static long scriptCallsSent() {
-        return LuaScript.ALL.stream().mapToLong(script -> script.calls.sum()).sum();
-    }
-
     private static void awaitQueuedAndSubscribed(RedisServer server, String base) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (!subscribed(server, base)) {
