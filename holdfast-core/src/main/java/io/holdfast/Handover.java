@@ -29,7 +29,7 @@ record Handover(Hold gate, List<Hold> permits, List<CompletableFuture<Hold>> wai
     /** Releases the permits, newest first; quietly (their leases free what the store was not told of). */
     void givePermitsBack() {
         for (int i = permits.size() - 1; i >= 0; i--) {
-            releaseQuietly(permits.get(i));
+            HoldfastClient.closeQuietly(permits.get(i));
         }
     }
 
@@ -43,7 +43,7 @@ record Handover(Hold gate, List<Hold> permits, List<CompletableFuture<Hold>> wai
         cancelWaits();
         client.runInBackground(() -> {
             givePermitsBack();
-            releaseQuietly(gate);
+            HoldfastClient.closeQuietly(gate);
             settled.complete(null);
             if (error != null) {
                 future.completeExceptionally(error);
@@ -58,25 +58,15 @@ record Handover(Hold gate, List<Hold> permits, List<CompletableFuture<Hold>> wai
      */
     void handTo(HoldfastClient client, String name, CompletableFuture<PermitHold> future, CompletableFuture<Void> settled) {
         SlotsHold hold = new SlotsHold(name, gate.fencingToken(), permits);
-        releaseQuietly(gate);
+        HoldfastClient.closeQuietly(gate);
         if (future.complete(hold)) {
             settled.complete(null);
             return;
         }
         client.runInBackground(() -> {
-            SemaphoreHandle.closeQuietly(hold);
+            HoldfastClient.closeQuietly(hold);
             settled.complete(null);
         });
-    }
-
-    static void releaseQuietly(Hold hold) {
-        if (hold != null) {
-            try {
-                hold.close();
-            } catch (RuntimeException e) {
-                // lost, or the store could not be told: the lease frees it
-            }
-        }
     }
 
     /** The error a part's wait or attempt ended with, as the acquire reports it. */

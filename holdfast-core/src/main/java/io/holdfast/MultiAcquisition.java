@@ -158,7 +158,7 @@ final class MultiAcquisition {
                 settled.complete(null);
             } else {
                 lock.client.runInBackground(() -> { // the caller gave up as the last part came: hold nothing
-                    MultiLockHandle.closeQuietly(multi);
+                    HoldfastClient.closeQuietly(multi);
                     settled.complete(null);
                 });
             }

@@ -123,7 +123,7 @@ final class MultiLockHandle implements MultiLock {
             return future.get();
         } catch (InterruptedException e) {
             if (!future.cancel(false) && !future.isCompletedExceptionally()) {
-                closeQuietly(future.getNow(null)); // interrupted as it was granted: hold nothing
+                HoldfastClient.closeQuietly(future.getNow(null)); // interrupted as it was granted: hold nothing
             }
             acquisition.settled.join(); // uninterruptible; keeps the flag of an interrupt that comes meanwhile
             throw e;
@@ -147,16 +147,6 @@ final class MultiLockHandle implements MultiLock {
                 if (cause != null) {
                     cause.addSuppressed(e);
                 }
-            }
-        }
-    }
-
-    static void closeQuietly(MultiHold hold) {
-        if (hold != null) {
-            try {
-                hold.close();
-            } catch (RuntimeException e) {
-                // the leases free what could not be released
             }
         }
     }

@@ -105,7 +105,7 @@ final class PermitAcquisition {
             }
         }
         if (round == null) {
-            Handover.releaseQuietly(hold); // given up meanwhile
+            HoldfastClient.closeQuietly(hold); // given up meanwhile
             return;
         }
         hold.onLost((lost, reason) -> gateLost(reason));
@@ -156,7 +156,7 @@ final class PermitAcquisition {
                 }
             }
         }
-        Handover.releaseQuietly(extra);
+        HoldfastClient.closeQuietly(extra);
         if (next != null) {
             next.run();
         }
@@ -238,7 +238,7 @@ final class PermitAcquisition {
             }
         }
         if (!keep) {
-            Handover.releaseQuietly(hold); // over, or more came at once than were wanted
+            HoldfastClient.closeQuietly(hold); // over, or more came at once than were wanted
         } else if (next != null) {
             next.run();
         }

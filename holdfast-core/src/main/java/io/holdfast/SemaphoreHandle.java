@@ -176,7 +176,7 @@ final class SemaphoreHandle implements DistributedSemaphore {
             return future.get();
         } catch (InterruptedException e) {
             if (!future.cancel(false) && !future.isCompletedExceptionally()) {
-                closeQuietly(future.getNow(null)); // interrupted as it was granted: hold nothing
+                HoldfastClient.closeQuietly(future.getNow(null)); // interrupted as it was granted: hold nothing
             }
             acquisition.settled.join(); // uninterruptible; keeps the flag of an interrupt that comes meanwhile
             throw e;
@@ -209,16 +209,6 @@ final class SemaphoreHandle implements DistributedSemaphore {
             return re;
         }
         return new HoldfastException("acquiring permits failed", e.getCause());
-    }
-
-    static void closeQuietly(PermitHold hold) {
-        if (hold != null) {
-            try {
-                hold.close();
-            } catch (RuntimeException e) {
-                // the leases free what could not be released
-            }
-        }
     }
 
     @Override
