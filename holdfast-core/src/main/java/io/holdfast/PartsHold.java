@@ -6,20 +6,20 @@ import java.util.List;
  * {@link MultiHold}: the holds on each part of a multi-lock, in ascending name order, lost together and released
  * together by a {@link HoldGroup}.
  */
-final class PartsHold implements MultiHold {
+final class PartsHold extends GroupHold implements MultiHold {
     private final List<Hold> parts;
     private final List<String> names;
-    private final HoldGroup group;
 
-    private PartsHold(List<Hold> parts) {
-        this.parts = List.copyOf(parts);
-        this.names = this.parts.stream().map(Hold::lockName).toList();
-        this.group = HoldGroup.of("the multi-hold on " + names, "locks", this.parts);
+    private PartsHold(List<Hold> parts, List<String> names) {
+        super(HoldGroup.of("the multi-hold on " + names, "locks", parts));
+        this.parts = parts;
+        this.names = names;
     }
 
     /** A multi-hold over {@code parts}, taken in ascending name order, that watches each part for its loss. */
     static PartsHold of(List<Hold> parts) {
-        return new PartsHold(parts);
+        List<Hold> copy = List.copyOf(parts);
+        return new PartsHold(copy, copy.stream().map(Hold::lockName).toList());
     }
 
     @Override
@@ -35,36 +35,6 @@ final class PartsHold implements MultiHold {
             }
         }
         throw new IllegalArgumentException("'" + name + "' is not a lock of this multi-hold; its locks are " + names);
-    }
-
-    @Override
-    public boolean isValid() {
-        return group.isValid();
-    }
-
-    @Override
-    public Hold.State state() {
-        return group.state();
-    }
-
-    @Override
-    public String lossReason() {
-        return group.lossReason();
-    }
-
-    @Override
-    public void checkValid() {
-        group.checkValid();
-    }
-
-    @Override
-    public void onLost(HoldLostListener listener) {
-        group.onLost(listener);
-    }
-
-    @Override
-    public void close() {
-        group.close();
     }
 
     @Override
