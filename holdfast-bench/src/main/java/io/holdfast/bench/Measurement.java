@@ -2,6 +2,7 @@ package io.holdfast.bench;
 
 import org.HdrHistogram.Histogram;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -19,7 +20,7 @@ import java.util.function.IntFunction;
  * clients) and lock name {@code names.apply(i)}, loop acquire (waiting at most the settings' wait) → check nobody
  * else is inside that name → release, first for the warm-up (not counted), then for the measured time or until the
  * settings' most acquisitions, whichever comes first. Every thread then finishes its current acquire and stops; one
- * that has not stopped wait + 30 s later is reported as stuck. The server's counters are read at the start and end
+ * that has not stopped {@link #stuckAfter} later is reported as stuck. The server's counters are read at the start and end
  * of the measured window.
  */
 final class Measurement {
@@ -113,8 +114,14 @@ final class Measurement {
                 Arrays.stream(perThread).min().orElse(0), Arrays.stream(perThread).max().orElse(0), overlaps.get(), timeouts.get(), server);
     }
 
+    /** How long after the stop a thread may still be inside acquire: its wait, and as long again (at least 10 s) for the rest. */
+    private Duration stuckAfter() {
+        Duration wait = settings.acquireWait();
+        return wait.plus(wait.compareTo(Duration.ofSeconds(10)) > 0 ? wait : Duration.ofSeconds(10));
+    }
+
     private void awaitStopped(List<Thread> workers) throws InterruptedException {
-        long joinDeadline = System.nanoTime() + settings.acquireWait().plusSeconds(30).toNanos();
+        long joinDeadline = System.nanoTime() + stuckAfter().toNanos();
         List<Thread> stuck = new ArrayList<>();
         for (Thread t : workers) {
             t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(joinDeadline - System.nanoTime())));
@@ -125,7 +132,7 @@ final class Measurement {
         if (!stuck.isEmpty()) {
             StackTraceElement[] stack = stuck.get(0).getStackTrace();
             stuck.forEach(Thread::interrupt);
-            throw new IllegalStateException(stuck.size() + " of " + threads + " threads still inside acquire " + settings.acquireWait().plusSeconds(30).toSeconds()
+            throw new IllegalStateException(stuck.size() + " of " + threads + " threads still inside acquire " + stuckAfter().toSeconds()
                     + " s after the stop (each wait is bounded by " + settings.acquireWait().toSeconds() + " s); one of them at "
                     + String.join(" < ", Arrays.stream(stack).limit(6).map(StackTraceElement::toString).toList()));
         }
