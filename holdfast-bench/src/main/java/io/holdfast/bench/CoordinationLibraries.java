@@ -9,6 +9,7 @@ import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 
 import java.nio.charset.StandardCharsets;
+import io.holdfast.bench.LockLibrary.Renewal;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -34,49 +35,38 @@ final class CoordinationLibraries {
      * same path, as an application would.
      */
     static LockLibrary curator(String connect) {
-        return new LockLibrary() {
-            @Override
-            public String name() {
-                return "Curator " + Versions.of("curator") + " InterProcessMutex";
+        return new Library("Curator " + Versions.of("curator") + " InterProcessMutex",
+                "one `CuratorFramework` per client (session " + SESSION_SECONDS + " s); each thread has its own `InterProcessMutex` on "
+                + "the lock's path (the recipe is re-entrant per thread) and calls `acquire(wait)` and `release()`",
+                Renewal.OWN, lease -> { // the session, not the lease, keeps its locks
+            CuratorFramework curator = CuratorFrameworkFactory.builder().connectString(connect)
+                    .sessionTimeoutMs(SESSION_SECONDS * 1000).connectionTimeoutMs(15_000)
+                    .retryPolicy(new ExponentialBackoffRetry(100, 3)).build();
+            curator.start();
+            if (!curator.blockUntilConnected(30, TimeUnit.SECONDS)) {
+                curator.close();
+                throw new IllegalStateException("Curator did not connect to " + connect);
             }
-
-            @Override
-            public String howItIsUsed() {
-                return "one `CuratorFramework` (session " + SESSION_SECONDS + " s); each thread has its own `InterProcessMutex` on "
-                        + "the lock's path (the recipe is re-entrant per thread) and calls `acquire(wait)` and `release()`";
-            }
-
-            @Override
-            public Locker open(Duration lease) throws InterruptedException { // the session, not the lease, keeps its locks
-                CuratorFramework curator = CuratorFrameworkFactory.builder().connectString(connect)
-                        .sessionTimeoutMs(SESSION_SECONDS * 1000).connectionTimeoutMs(15_000)
-                        .retryPolicy(new ExponentialBackoffRetry(100, 3)).build();
-                curator.start();
-                if (!curator.blockUntilConnected(30, TimeUnit.SECONDS)) {
-                    curator.close();
-                    throw new IllegalStateException("Curator did not connect to " + connect);
+            ThreadLocal<Map<String, InterProcessMutex>> mine = ThreadLocal.withInitial(HashMap::new);
+            return new Locker() {
+                @Override
+                public Object acquire(String lockName, Duration wait) throws Exception {
+                    InterProcessMutex mutex = mine.get().computeIfAbsent(lockName,
+                            n -> new InterProcessMutex(curator, "/bench-curator/" + n));
+                    return mutex.acquire(wait.toMillis(), TimeUnit.MILLISECONDS) ? mutex : null;
                 }
-                ThreadLocal<Map<String, InterProcessMutex>> mine = ThreadLocal.withInitial(HashMap::new);
-                return new Locker() {
-                    @Override
-                    public Object acquire(String lockName, Duration wait) throws Exception {
-                        InterProcessMutex mutex = mine.get().computeIfAbsent(lockName,
-                                n -> new InterProcessMutex(curator, "/bench-curator/" + n));
-                        return mutex.acquire(wait.toMillis(), TimeUnit.MILLISECONDS) ? mutex : null;
-                    }
 
-                    @Override
-                    public void release(Object held) throws Exception {
-                        ((InterProcessMutex) held).release();
-                    }
+                @Override
+                public void release(Object held) throws Exception {
+                    ((InterProcessMutex) held).release();
+                }
 
-                    @Override
-                    public void close() {
-                        curator.close();
-                    }
-                };
-            }
-        };
+                @Override
+                public void close() {
+                    curator.close();
+                }
+            };
+        });
     }
 
     /**
@@ -85,73 +75,62 @@ final class CoordinationLibraries {
      * key and both "hold" the lock at once.
      */
     static LockLibrary jetcd(List<String> endpoints, String prefix) {
-        return new LockLibrary() {
-            @Override
-            public String name() {
-                return "jetcd " + Versions.ofArtifact("io.etcd", "jetcd-core") + " Lock";
-            }
+        return new Library("jetcd " + Versions.of("jetcd") + " Lock",
+                "one jetcd `Client` per client; each thread grants its own " + SESSION_SECONDS + " s lease once (one lease shared by the "
+                + "threads would give them all the same lock key) and calls `lock(name, lease)` (blocks in the server) and "
+                + "`unlock(key)`; leases kept alive every 10 s; a wait that times out revokes that thread's lease",
+                Renewal.OWN, ignored -> { // each thread's own 30 s lease, kept alive: shape 5 does not run on etcd
+            Client client = Client.builder().endpoints(endpoints.stream().map(e -> "http://" + e).toArray(String[]::new)).build();
+            Set<Long> leases = ConcurrentHashMap.newKeySet();
+            ThreadLocal<Long> lease = new ThreadLocal<>();
+            // keepAliveOnce: jetcd's keepAlive stream needs Vert.x 5 on netty 4.2, and this
+            // classpath is on netty 4.1 (Redisson's).
+            ScheduledExecutorService keeper = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "jetcd-lease-keeper");
+                t.setDaemon(true);
+                return t;
+            });
+            keeper.scheduleAtFixedRate(() -> leases.forEach(id -> client.getLeaseClient().keepAliveOnce(id)), 10, 10, TimeUnit.SECONDS);
+            return new Locker() {
+                @Override
+                public Object acquire(String lockName, Duration wait) throws Exception {
+                    Long id = lease.get();
+                    if (id == null) {
+                        id = client.getLeaseClient().grant(SESSION_SECONDS).get(10, TimeUnit.SECONDS).getID();
+                        leases.add(id);
+                        lease.set(id);
+                    }
+                    try {
+                        LockResponse r = client.getLockClient().lock(ByteSequence.from(prefix + "/" + lockName, StandardCharsets.UTF_8), id)
+                                .get(wait.toMillis(), TimeUnit.MILLISECONDS);
+                        return r.getKey();
+                    } catch (TimeoutException e) {
+                        // The server's lock call goes on: revoking the lease deletes the key it may still create.
+                        leases.remove(id);
+                        lease.remove();
+                        client.getLeaseClient().revoke(id).get(10, TimeUnit.SECONDS);
+                        return null;
+                    }
+                }
 
-            @Override
-            public String howItIsUsed() {
-                return "one jetcd `Client`; each thread grants its own " + SESSION_SECONDS + " s lease once (one lease shared by the "
-                        + "threads would give them all the same lock key) and calls `lock(name, lease)` (blocks in the server) and "
-                        + "`unlock(key)`; leases kept alive every 10 s; a wait that times out revokes that thread's lease";
-            }
+                @Override
+                public void release(Object held) throws Exception {
+                    client.getLockClient().unlock((ByteSequence) held).get(30, TimeUnit.SECONDS);
+                }
 
-            @Override
-            public Locker open(Duration ignored) { // each thread's own 30 s lease, kept alive: shape 5 does not run on etcd
-                Client client = Client.builder().endpoints(endpoints.stream().map(e -> "http://" + e).toArray(String[]::new)).build();
-                Set<Long> leases = ConcurrentHashMap.newKeySet();
-                ThreadLocal<Long> lease = new ThreadLocal<>();
-                // keepAliveOnce: jetcd's keepAlive stream needs Vert.x 5 on netty 4.2, and this
-                // classpath is on netty 4.1 (Redisson's).
-                ScheduledExecutorService keeper = Executors.newSingleThreadScheduledExecutor(r -> {
-                    Thread t = new Thread(r, "jetcd-lease-keeper");
-                    t.setDaemon(true);
-                    return t;
-                });
-                keeper.scheduleAtFixedRate(() -> leases.forEach(id -> client.getLeaseClient().keepAliveOnce(id)), 10, 10, TimeUnit.SECONDS);
-                return new Locker() {
-                    @Override
-                    public Object acquire(String lockName, Duration wait) throws Exception {
-                        Long id = lease.get();
-                        if (id == null) {
-                            id = client.getLeaseClient().grant(SESSION_SECONDS).get(10, TimeUnit.SECONDS).getID();
-                            leases.add(id);
-                            lease.set(id);
-                        }
+                @Override
+                public void close() {
+                    keeper.shutdownNow();
+                    for (long id : leases) {
                         try {
-                            LockResponse r = client.getLockClient().lock(ByteSequence.from(prefix + "/" + lockName, StandardCharsets.UTF_8), id)
-                                    .get(wait.toMillis(), TimeUnit.MILLISECONDS);
-                            return r.getKey();
-                        } catch (TimeoutException e) {
-                            // The server's lock call goes on: revoking the lease deletes the key it may still create.
-                            leases.remove(id);
-                            lease.remove();
-                            client.getLeaseClient().revoke(id).get(10, TimeUnit.SECONDS);
-                            return null;
+                            client.getLeaseClient().revoke(id).get(5, TimeUnit.SECONDS);
+                        } catch (Exception e) {
+                            // it expires by itself
                         }
                     }
-
-                    @Override
-                    public void release(Object held) throws Exception {
-                        client.getLockClient().unlock((ByteSequence) held).get(30, TimeUnit.SECONDS);
-                    }
-
-                    @Override
-                    public void close() {
-                        keeper.shutdownNow();
-                        for (long id : leases) {
-                            try {
-                                client.getLeaseClient().revoke(id).get(5, TimeUnit.SECONDS);
-                            } catch (Exception e) {
-                                // it expires by itself
-                            }
-                        }
-                        client.close();
-                    }
-                };
-            }
-        };
+                    client.close();
+                }
+            };
+        });
     }
 }

@@ -14,12 +14,20 @@ import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
+import net.rubyeye.xmemcached.MemcachedClient;
+import net.rubyeye.xmemcached.XMemcachedClientBuilder;
+import net.rubyeye.xmemcached.command.BinaryCommandFactory;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
 
+import net.rubyeye.xmemcached.MemcachedClient;
+import net.rubyeye.xmemcached.XMemcachedClientBuilder;
+import net.rubyeye.xmemcached.command.BinaryCommandFactory;
+
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -34,59 +42,12 @@ import java.util.concurrent.TimeUnit;
 /**
  * Each store's floor: the least that can be called a lock there, not a library. No renewal, no fencing, no queue,
  * no expiry check on release beyond what is said; waiting is one attempt every poll interval ({@link Polling}). They
- * show what a lock costs at the minimum on that store. (Memcached's floor is {@link NaiveMemcachedLibrary}.)
+ * show what a lock costs at the minimum on that store.
  */
 final class Floors {
     static final String SQL_TABLE = "bench_floor_locks";
 
     private Floors() {
-    }
-
-    /** A floor: name, description and a client factory; never renews. */
-    private record Floor(String name, String howItIsUsed, Opener opener) implements LockLibrary {
-        @Override
-        public Renewal renewal() {
-            return Renewal.NONE;
-        }
-
-        @Override
-        public Locker open(Duration lease) throws Exception {
-            return opener.open();
-        }
-    }
-
-    private interface Opener {
-        Locker open() throws Exception;
-    }
-
-    /** A locker from three functions. */
-    private record Simple(Acquire acquire, Release release, AutoCloseable closer) implements Locker {
-        @Override
-        public Object acquire(String lockName, Duration wait) throws Exception {
-            return acquire.acquire(lockName, wait);
-        }
-
-        @Override
-        public void release(Object held) throws Exception {
-            release.release(held);
-        }
-
-        @Override
-        public void close() {
-            try {
-                closer.close();
-            } catch (Exception e) {
-                // closing a benchmark client
-            }
-        }
-    }
-
-    private interface Acquire {
-        Object acquire(String lockName, Duration wait) throws Exception;
-    }
-
-    private interface Release {
-        void release(Object held) throws Exception;
     }
 
     // --------------------------------------------------------------------------------------------- SQL
@@ -105,16 +66,16 @@ final class Floors {
      * @param initSql run on every new connection (SQLite's busy timeout), or null
      */
     static LockLibrary sql(String jdbcUrl, int poolSize, String initSql, Duration poll) {
-        return new Floor("floor: INSERT ON CONFLICT DO NOTHING + DELETE",
+        return new Library("floor: INSERT ON CONFLICT DO NOTHING + DELETE",
                 "one row per held lock in `" + SQL_TABLE + "` (name primary key); take: `INSERT INTO " + SQL_TABLE
                         + " (name) VALUES (?) ON CONFLICT DO NOTHING` (one row inserted: taken), retried every " + Durations.format(poll)
                         + "; release: `DELETE ... WHERE name = ?`; auto-commit, a pool of " + poolSize + (poolSize == 1 ? " connection" : " connections")
                         + "; no lease, no fencing",
-                () -> {
+                LockLibrary.Renewal.NONE, lease -> {
                     HikariDataSource pool = Pools.newPool(jdbcUrl, "floor", poolSize, initSql);
-                    return new Simple((name, wait) -> Polling.retry(() -> update(pool, "INSERT INTO " + SQL_TABLE
+                    return new Library.Parts((name, wait) -> Polling.retry(() -> update(pool, "INSERT INTO " + SQL_TABLE
                             + " (name) VALUES (?) ON CONFLICT DO NOTHING", name) == 1 ? name : null, wait, poll),
-                            held -> update(pool, "DELETE FROM " + SQL_TABLE + " WHERE name = ?", (String) held), pool);
+                            held -> update(pool, "DELETE FROM " + SQL_TABLE + " WHERE name = ?", (String) held), null, pool);
                 });
     }
 
@@ -131,23 +92,23 @@ final class Floors {
 
     /** Redis's floor: {@code SET key token NX PX 30000}, and a Lua compare-and-delete ({@code EVALSHA}) to release. */
     static LockLibrary redis(String host, int port, Duration poll) {
-        return new Floor("floor: SET NX PX + Lua compare-and-delete (Lettuce " + Versions.ofArtifact("io.lettuce", "lettuce-core") + ")",
+        return new Library("floor: SET NX PX + Lua compare-and-delete (Lettuce " + Versions.ofArtifact("io.lettuce", "lettuce-core") + ")",
                 "one Lettuce connection per client, shared by its threads; take: `SET key token NX PX 30000`, retried every "
                         + Durations.format(poll) + "; release: `EVALSHA` of `if GET key == token then DEL key`; no renewal, no fencing, no queue",
-                () -> {
+                LockLibrary.Renewal.NONE, lease -> {
                     RedisClient lettuce = RedisClient.create(RedisURI.create(host, port));
                     StatefulRedisConnection<String, String> connection = lettuce.connect();
                     RedisCommands<String, String> redis = connection.sync();
                     String sha = redis.scriptLoad(COMPARE_AND_DELETE);
                     SetArgs args = SetArgs.Builder.nx().px(Runner.LEASE.toMillis());
-                    return new Simple((name, wait) -> {
+                    return new Library.Parts((name, wait) -> {
                         String key = "bench-floor:" + name;
                         String token = UUID.randomUUID().toString();
                         return Polling.retry(() -> "OK".equals(redis.set(key, token, args)) ? List.of(key, token) : null, wait, poll);
                     }, held -> {
                         List<?> h = (List<?>) held;
                         redis.evalsha(sha, ScriptOutputType.INTEGER, new String[] {(String) h.get(0)}, (String) h.get(1));
-                    }, () -> {
+                    }, null, () -> {
                         connection.close();
                         lettuce.shutdown(0, 2, TimeUnit.SECONDS);
                     });
@@ -158,10 +119,10 @@ final class Floors {
 
     /** ZooKeeper's floor: {@code create} of an ephemeral node (taken unless it exists) and {@code delete} of it. */
     static LockLibrary zookeeper(String connect, Duration poll) {
-        return new Floor("floor: create(EPHEMERAL) + delete (ZooKeeper " + org.apache.zookeeper.Version.getFullVersion().split("[-,]")[0] + " client)",
+        return new Library("floor: create(EPHEMERAL) + delete (ZooKeeper " + org.apache.zookeeper.Version.getFullVersion().split("[-,]")[0] + " client)",
                 "one ZooKeeper session per client (30 s), shared by its threads; take: `create(/bench-floor/name, EPHEMERAL)`, retried every "
                         + Durations.format(poll) + " while the node exists; release: `delete(path, -1)`; no queue, no watch, no fencing",
-                () -> {
+                LockLibrary.Renewal.NONE, lease -> {
                     CountDownLatch connected = new CountDownLatch(1);
                     ZooKeeper zk = new ZooKeeper(connect, (int) Runner.LEASE.toMillis(), e -> {
                         if (e.getState() == Watcher.Event.KeeperState.SyncConnected) {
@@ -177,13 +138,13 @@ final class Floors {
                     } catch (KeeperException.NodeExistsException e) {
                         // made by an earlier client
                     }
-                    return new Simple((name, wait) -> Polling.retry(() -> {
+                    return new Library.Parts((name, wait) -> Polling.retry(() -> {
                         try {
                             return zk.create("/bench-floor/" + name, new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL);
                         } catch (KeeperException.NodeExistsException e) {
                             return null;
                         }
-                    }, wait, poll), held -> zk.delete((String) held, -1), zk::close);
+                    }, wait, poll), held -> zk.delete((String) held, -1), null, zk::close);
                 });
     }
 
@@ -194,16 +155,40 @@ final class Floors {
      * cost: one Raft proposal) and a delete of it.
      */
     static LockLibrary etcd(List<String> endpoints, String prefix, Duration poll) {
-        return new Floor("floor: put-if-absent (Txn) + delete (jetcd " + Versions.ofArtifact("io.etcd", "jetcd-core") + ")",
+        return new Library("floor: put-if-absent (Txn) + delete (jetcd " + Versions.of("jetcd") + ")",
                 "one jetcd `Client` per client, shared by its threads; take: one Txn `if create_revision(key) == 0 then put(key)`, "
                         + "retried every " + Durations.format(poll) + "; release: `delete(key)`; no lease, no watch, no fencing",
-                () -> {
+                LockLibrary.Renewal.NONE, lease -> {
                     Client client = Client.builder().endpoints(endpoints.stream().map(e -> "http://" + e).toArray(String[]::new)).build();
-                    return new Simple((name, wait) -> {
+                    return new Library.Parts((name, wait) -> {
                         ByteSequence key = ByteSequence.from(prefix + "/" + name, StandardCharsets.UTF_8);
                         return Polling.retry(() -> client.getKVClient().txn().If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
                                 .Then(Op.put(key, key, PutOption.DEFAULT)).commit().get(30, TimeUnit.SECONDS).isSucceeded() ? key : null, wait, poll);
-                    }, held -> client.getKVClient().delete((ByteSequence) held).get(30, TimeUnit.SECONDS), client::close);
+                    }, held -> client.getKVClient().delete((ByteSequence) held).get(30, TimeUnit.SECONDS), null, client::close);
+                });
+    }
+
+    // --------------------------------------------------------------------------------------------- Memcached
+
+    /**
+     * Memcached's floor, the seeds' lock: {@code add} with a fixed expiry, blind {@code delete}. No fencing, no
+     * renewal, no ownership check on release: unsafe (a holder that outlives the expiry is not told, and its delete
+     * frees whoever holds the lock then), shown only as the cheapest thing that can be called a Memcached lock.
+     */
+    static LockLibrary memcached(String host, int port, Duration poll) {
+        int expirySeconds = (int) Runner.LEASE.toSeconds();
+        return new Library("floor: naive add/delete (xmemcached " + Versions.ofArtifact("com.googlecode.xmemcached", "xmemcached") + "; unsafe)",
+                "one xmemcached client per client (binary protocol), shared by its threads; take: `add(key, " + expirySeconds
+                        + " s)`, retried every " + Durations.format(poll) + "; release: a blind `delete(key)`; no renewal, no fencing, no owner check",
+                LockLibrary.Renewal.NONE, lease -> {
+                    XMemcachedClientBuilder builder = new XMemcachedClientBuilder(List.of(new InetSocketAddress(host, port)));
+                    builder.setCommandFactory(new BinaryCommandFactory());
+                    MemcachedClient client = builder.build();
+                    String owner = "bench-" + UUID.randomUUID();
+                    return new Library.Parts((name, wait) -> {
+                        String key = "naive:" + name;
+                        return Polling.retry(() -> client.add(key, expirySeconds, owner) ? key : null, wait, poll);
+                    }, held -> client.delete((String) held), null, client::shutdown);
                 });
     }
 }

@@ -18,6 +18,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
+import io.holdfast.bench.LockLibrary.Renewal;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.regex.Matcher;
@@ -46,46 +47,30 @@ final class JdbcLibraries {
 
     /** One {@code JdbcLockRegistry} over one {@code DefaultLockRepository}, shared by every thread. */
     static LockLibrary spring(String jdbcUrl, Duration idleBetweenTries) {
-        return new LockLibrary() {
-            @Override
-            public String name() {
-                return "Spring Integration " + Versions.of("spring-integration") + " JdbcLockRegistry";
-            }
-
-            @Override
-            public String howItIsUsed() {
-                return "one registry; each thread calls `registry.obtain(name).tryLock(wait)` and `unlock()`; the registry's "
-                        + "local lock per name queues the process's threads, the one in front polls the table every "
-                        + "`idleBetweenTries` = " + io.holdfast.Durations.format(idleBetweenTries) + " (its default is 100 ms); TTL = the lease; it has no renewal schedule, so in shape 5 the harness calls "
-                        + "`registry.renewLock(name)` every lease/3 on the holding thread";
-            }
-
-            @Override
-            public Renewal renewal() {
-                return Renewal.BY_HARNESS;
-            }
-
-            @Override
-            public Locker open(Duration lease) {
-                HikariDataSource pool = Pools.newPool(jdbcUrl, "spring", Pools.SIZE);
-                DefaultLockRepository repository = new DefaultLockRepository(pool);
-                repository.setPrefix(SPRING_PREFIX);
-                repository.setTimeToLive((int) lease.toMillis());
-                repository.setTransactionManager(new DataSourceTransactionManager(pool));
-                repository.afterPropertiesSet();
-                repository.afterSingletonsInstantiated();
-                repository.start();
-                JdbcLockRegistry registry = new JdbcLockRegistry(repository);
-                registry.setIdleBetweenTries(idleBetweenTries);
-                return new SpringRegistryLocker(registry, () -> {
-                    try {
-                        repository.close(); // deletes whatever this client still holds
-                    } finally {
-                        pool.close();
-                    }
-                });
-            }
-        };
+        return new Library("Spring Integration " + Versions.of("spring-integration") + " JdbcLockRegistry",
+                "one registry per client; each thread calls `registry.obtain(name).tryLock(wait)` and `unlock()`; the registry's "
+                + "local lock per name queues the process's threads, the one in front polls the table every "
+                + "`idleBetweenTries` = " + io.holdfast.Durations.format(idleBetweenTries) + " (its default is 100 ms); TTL = the lease; it has no renewal schedule, so in shape 5 the harness calls "
+                + "`registry.renewLock(name)` every lease/3 on the holding thread",
+                Renewal.BY_HARNESS, lease -> {
+            HikariDataSource pool = Pools.newPool(jdbcUrl, "spring", Pools.SIZE);
+            DefaultLockRepository repository = new DefaultLockRepository(pool);
+            repository.setPrefix(SPRING_PREFIX);
+            repository.setTimeToLive((int) lease.toMillis());
+            repository.setTransactionManager(new DataSourceTransactionManager(pool));
+            repository.afterPropertiesSet();
+            repository.afterSingletonsInstantiated();
+            repository.start();
+            JdbcLockRegistry registry = new JdbcLockRegistry(repository);
+            registry.setIdleBetweenTries(idleBetweenTries);
+            return new SpringRegistryLocker(registry, () -> {
+                try {
+                    repository.close(); // deletes whatever this client still holds
+                } finally {
+                    pool.close();
+                }
+            });
+        });
     }
 
     /**
@@ -93,55 +78,20 @@ final class JdbcLibraries {
      * waiting acquire is {@code lock()} retried every {@code poll}.
      */
     static LockLibrary shedLock(String jdbcUrl, Duration poll) {
-        return new LockLibrary() {
-            @Override
-            public String name() {
-                return "ShedLock " + Versions.of("shedlock") + " (JdbcTemplate provider)";
-            }
-
-            @Override
-            public String howItIsUsed() {
-                return "one provider per client (`usingDbTime()`, its own `lockedBy`, as a separate host would have); ShedLock cannot wait, so each thread retries `provider.lock(...)` every "
-                        + io.holdfast.Durations.format(poll) + " until it succeeds or its wait is over, and calls `SimpleLock.unlock()`; `lockAtMostFor` = the lease, "
-                        + "`lockAtLeastFor` = 0; its `KeepAliveLockProvider` refuses leases under 30 s, so in shape 5 the harness calls "
-                        + "`SimpleLock.extend(lease, 0)` every lease/3";
-            }
-
-            @Override
-            public Renewal renewal() {
-                return Renewal.BY_HARNESS;
-            }
-
-            @Override
-            public Locker open(Duration lease) {
-                HikariDataSource pool = Pools.newPool(jdbcUrl, "shedlock", Pools.SIZE);
-                JdbcTemplateLockProvider provider = new JdbcTemplateLockProvider(JdbcTemplateLockProvider.Configuration.builder()
-                        .withJdbcTemplate(new JdbcTemplate(pool)).withTableName(SHEDLOCK_TABLE).usingDbTime()
-                        .withLockedByValue("bench-" + java.util.UUID.randomUUID()).build());
-                return new Locker() {
-                    @Override
-                    public Object acquire(String lockName, Duration wait) throws Exception {
-                        return Polling.retry(() -> provider.lock(new LockConfiguration(ClockProvider.now(), lockName, lease, Duration.ZERO))
-                                .orElse(null), wait, poll);
-                    }
-
-                    @Override
-                    public void release(Object held) {
-                        ((SimpleLock) held).unlock();
-                    }
-
-                    @Override
-                    public Object renew(Object held) {
-                        return ((SimpleLock) held).extend(lease, Duration.ZERO).orElse(null);
-                    }
-
-                    @Override
-                    public void close() {
-                        pool.close();
-                    }
-                };
-            }
-        };
+        return new Library("ShedLock " + Versions.of("shedlock") + " (JdbcTemplate provider)",
+                "one provider per client (`usingDbTime()`, its own `lockedBy`, as a separate host would have); ShedLock cannot wait, so each thread retries `provider.lock(...)` every "
+                + io.holdfast.Durations.format(poll) + " until it succeeds or its wait is over, and calls `SimpleLock.unlock()`; `lockAtMostFor` = the lease, "
+                + "`lockAtLeastFor` = 0; its `KeepAliveLockProvider` refuses leases under 30 s, so in shape 5 the harness calls "
+                + "`SimpleLock.extend(lease, 0)` every lease/3",
+                Renewal.BY_HARNESS, lease -> {
+            HikariDataSource pool = Pools.newPool(jdbcUrl, "shedlock", Pools.SIZE);
+            JdbcTemplateLockProvider provider = new JdbcTemplateLockProvider(JdbcTemplateLockProvider.Configuration.builder()
+                    .withJdbcTemplate(new JdbcTemplate(pool)).withTableName(SHEDLOCK_TABLE).usingDbTime()
+                    .withLockedByValue("bench-" + java.util.UUID.randomUUID()).build());
+            return new Library.Parts((lockName, wait) -> Polling.retry(() -> provider.lock(
+                    new LockConfiguration(ClockProvider.now(), lockName, lease, Duration.ZERO)).orElse(null), wait, poll),
+                    held -> ((SimpleLock) held).unlock(), held -> ((SimpleLock) held).extend(lease, Duration.ZERO).orElse(null), pool);
+        });
     }
 
     /** The {@code INT_LOCK} DDL shipped in the spring-integration-jdbc jar, renamed to the benchmark's table. */

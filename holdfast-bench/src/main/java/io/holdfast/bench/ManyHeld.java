@@ -14,7 +14,8 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * Shape 5: one client takes {@code locks} free locks with a short lease and keeps them through renewal (the
  * library's own, or {@link Locker#renew} every lease/3 by the harness for a library without a schedule), all on one
- * thread (some libraries tie a hold to the thread that took it). After one lease has passed, the server's counters
+ * thread (some libraries tie a hold to the thread that took it; the harness starts renewing while still taking, so the
+ * first locks never lapse). After one lease has passed, the server's counters
  * are read over the measured time; then a second client of the same library tries every name once: a lock it gets
  * was lost (its lease lapsed), so "held at end" shows whether renewal kept every lock.
  */
@@ -41,7 +42,7 @@ final class ManyHeld {
     /** Runs the shape; the row's values. */
     Map<Column, Double> run() throws Exception {
         Duration lease = settings.lease();
-        try (Locker holder = library.open(lease); Locker probe = library.open(lease)) {
+        try (Locker holder = library.open(lease)) {
             Thread thread = new Thread(() -> hold(holder), "bench-many-held");
             thread.setDaemon(true);
             long start = System.nanoTime();
@@ -57,14 +58,7 @@ final class ManyHeld {
                 Thread.sleep(settings.measure().toMillis());
                 double seconds = (System.nanoTime() - from) / 1e9;
                 double[] used = ServerMeter.delta(before, meter.read());
-                int lost = 0;
-                for (String name : names) {
-                    Object got = probe.acquire(name, Duration.ZERO);
-                    if (got != null) {
-                        lost++;
-                        probe.release(got);
-                    }
-                }
+                int lost = lost(lease);
                 if (failure.get() != null) {
                     throw new IllegalStateException("the holding thread failed: " + failure.get(), failure.get());
                 }
@@ -81,27 +75,52 @@ final class ManyHeld {
         }
     }
 
+    /** How many of the names a second client gets at once (closed before the holder releases, so it hears nothing of that). */
+    private void renewAll(Locker locker, List<Object> held) throws Exception {
+        for (int i = 0; i < held.size(); i++) {
+            if (held.get(i) != null) {
+                Object renewed = locker.renew(held.get(i));
+                renewalFailures.addAndGet(renewed == null ? 1 : 0);
+                held.set(i, renewed);
+            }
+        }
+    }
+
+    private int lost(Duration lease) throws Exception {
+        int lost = 0;
+        try (Locker probe = library.open(lease)) {
+            for (String name : names) {
+                Object got = probe.acquire(name, Duration.ZERO);
+                if (got != null) {
+                    lost++;
+                    probe.release(got);
+                }
+            }
+        }
+        return lost;
+    }
+
     private void hold(Locker locker) {
         List<Object> held = new ArrayList<>(names.size());
         try {
+            boolean byHarness = library.renewal() == LockLibrary.Renewal.BY_HARNESS;
+            long period = settings.lease().toNanos() / 3;
+            long round = System.nanoTime();
             for (String name : names) {
                 Object h = locker.acquire(name, settings.acquireWait());
                 if (h == null) {
                     throw new IllegalStateException("free lock " + name + " not acquired within " + settings.acquireWait());
                 }
                 held.add(h);
+                if (byHarness && System.nanoTime() - round >= period) { // renewing while still taking: the first never lapse
+                    round = System.nanoTime();
+                    renewAll(locker, held);
+                }
             }
             taken.countDown();
-            long period = settings.lease().toNanos() / 3;
-            boolean byHarness = library.renewal() == LockLibrary.Renewal.BY_HARNESS;
-            while (!stop.await(byHarness ? period : Long.MAX_VALUE, TimeUnit.NANOSECONDS)) {
-                for (int i = 0; i < held.size(); i++) {
-                    if (held.get(i) != null) {
-                        Object renewed = locker.renew(held.get(i));
-                        renewalFailures.addAndGet(renewed == null ? 1 : 0);
-                        held.set(i, renewed);
-                    }
-                }
+            while (!stop.await(byHarness ? Math.max(0, round + period - System.nanoTime()) : Long.MAX_VALUE, TimeUnit.NANOSECONDS)) {
+                round = System.nanoTime();
+                renewAll(locker, held);
             }
         } catch (Throwable e) {
             failure.compareAndSet(null, e);

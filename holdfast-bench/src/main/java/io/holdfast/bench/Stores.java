@@ -161,7 +161,7 @@ final class Stores {
             String version = awaitAnswer(port, "version\r\n", "VERSION ").replace("VERSION ", "").trim();
             return new RunningStore("Memcached", "Memcached " + version + " at " + HOST + ":" + port + " (started by the benchmark)",
                     List.of(new HoldfastLibrary("memcached://" + HOST + ":" + port + "?prefix=bench:", "memcached"),
-                            new NaiveMemcachedLibrary(HOST, port, poll)), Meters.memcached(HOST, port), true, stop);
+                            Floors.memcached(HOST, port, poll)), Meters.memcached(HOST, port), true, stop);
         } catch (Exception e) {
             stop.close();
             throw e;

@@ -26,7 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class BenchSmokeTest {
     private static final RunSettings TINY = new RunSettings(List.of(Shape.values()), 3, List.of(4), List.of(3), 20, Duration.ofMillis(1500),
-            1, Duration.ofMillis(100), Duration.ofMillis(400), 5_000, Duration.ofSeconds(10));
+            1, Duration.ofMillis(100), Duration.ofMillis(500), 5_000, Duration.ofSeconds(10));
     private static final Stores.Options OPTIONS = new Stores.Options("jdbc:postgresql://127.0.0.1:5432/test?user=postgres",
             Duration.ofMillis(10), 1);
 
@@ -59,7 +59,7 @@ class BenchSmokeTest {
                     assertThat(v.get("held at end")).as(what).isEqualTo(20.0);
                     assertThat(v.get("renewal failures")).as(what).isZero();
                 } else {
-                    assertThat(v.values().iterator().next()).as(what + ": the first rate").isPositive();
+                    assertThat(v.getOrDefault("acquisitions/s", v.get("ops/s"))).as(what + ": acquisitions counted").isPositive();
                     assertThat(v.getOrDefault(Runner.OVERLAPS, 0.0)).as(what).isZero();
                     assertThat(v.getOrDefault("timed-out waits", 0.0)).as(what).isZero();
                 }
@@ -68,7 +68,8 @@ class BenchSmokeTest {
                     assertThat(v.get("hand-offs/s")).as(what).isBetween(0.0, v.get("acquisitions/s"));
                 }
                 if (row.c().shape() == Shape.CLIENTS) {
-                    assertThat(v.get("hand-offs/s")).as(what + ": clients hand the lock to each other").isPositive();
+                    // Not asserted positive: without notifications (Memcached) a client that releases usually re-takes the lock.
+                    assertThat(v.get("hand-offs/s")).as(what).isBetween(0.0, v.get("acquisitions/s"));
                 }
                 for (String counter : row.c().shape() == Shape.MANY_HELD ? List.<String>of() : store.meter().names()) {
                     // Every operation reaches the server: its counters moved (CPU may round to 0 over a short window).
