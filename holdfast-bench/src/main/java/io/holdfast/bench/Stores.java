@@ -64,7 +64,7 @@ final class Stores {
         String version = query(o.jdbcUrl(), "SHOW server_version");
         String holdfast = o.jdbcUrl() + (o.jdbcUrl().contains("?") ? "&" : "?") + "table=bench_holdfast_locks&poolSize=" + Pools.SIZE;
         return new RunningStore("PostgreSQL", "PostgreSQL " + version + " at " + o.jdbcUrl().replaceAll("(?i)(password=)[^&]*", "$1***"),
-                List.of(new HoldfastLibrary(holdfast, "jdbc, poolSize=" + Pools.SIZE), JdbcLibraries.spring(o.jdbcUrl(), o.poll()),
+                List.of(HoldfastLibrary.of(holdfast, "jdbc, poolSize=" + Pools.SIZE), JdbcLibraries.spring(o.jdbcUrl(), o.poll()),
                         JdbcLibraries.shedLock(o.jdbcUrl(), o.poll()), Floors.sql(o.jdbcUrl(), Pools.SIZE, null, o.poll())),
                 Meters.postgresql(), true, () -> { });
     }
@@ -80,7 +80,7 @@ final class Stores {
             String info = awaitAnswer(port, "*1\r\n$4\r\nINFO\r\n", "redis_version:");
             String version = info.substring(info.indexOf("redis_version:") + 14).lines().findFirst().orElse("?").trim();
             return new RunningStore("Redis", "Redis " + version + " at " + HOST + ":" + port + " (started by the benchmark, no persistence)",
-                    List.of(new HoldfastLibrary("redis://" + HOST + ":" + port + "?prefix=bench-holdfast:", "redis"),
+                    List.of(HoldfastLibrary.of("redis://" + HOST + ":" + port + "?prefix=bench-holdfast:", "redis"),
                             RedisLibraries.redisson(HOST, port), RedisLibraries.spring(HOST, port), Floors.redis(HOST, port, poll)),
                     Meters.redis(HOST, port), true, stop);
         } catch (Exception e) {
@@ -118,7 +118,7 @@ final class Stores {
             String version = org.apache.zookeeper.Version.getFullVersion().split("[-,]")[0];
             return new RunningStore("ZooKeeper", "ZooKeeper " + version + ", one server at " + connect
                     + " (started by the benchmark in a child JVM through curator-test, tick 2 s)",
-                    List.of(new HoldfastLibrary("zookeeper://" + connect + "/bench-holdfast", "zookeeper"),
+                    List.of(HoldfastLibrary.of("zookeeper://" + connect + "/bench-holdfast", "zookeeper"),
                             CoordinationLibraries.curator(connect), Floors.zookeeper(connect, poll)), ServerMeter.NONE, false, stop);
         } catch (Exception e) {
             stop.close();
@@ -143,7 +143,7 @@ final class Stores {
             String prefix = "bench-" + UUID.randomUUID().toString().substring(0, 8);
             return new RunningStore("etcd", "etcd " + version + ", " + members + (members == 1 ? " member" : " members") + " at "
                     + String.join(",", endpoints) + " (started by the benchmark, default timing)",
-                    List.of(new HoldfastLibrary("etcd://" + String.join(",", endpoints) + "/" + prefix + "/holdfast", "etcd"),
+                    List.of(HoldfastLibrary.of("etcd://" + String.join(",", endpoints) + "/" + prefix + "/holdfast", "etcd"),
                             CoordinationLibraries.jetcd(endpoints, prefix + "/jetcd"), Floors.etcd(endpoints, prefix + "/floor", poll)),
                     Meters.etcd(endpoints, servers::pids), false, stop);
         } catch (Exception e) {
@@ -160,7 +160,7 @@ final class Stores {
         try {
             String version = awaitAnswer(port, "version\r\n", "VERSION ").replace("VERSION ", "").trim();
             return new RunningStore("Memcached", "Memcached " + version + " at " + HOST + ":" + port + " (started by the benchmark)",
-                    List.of(new HoldfastLibrary("memcached://" + HOST + ":" + port + "?prefix=bench:", "memcached"),
+                    List.of(HoldfastLibrary.of("memcached://" + HOST + ":" + port + "?prefix=bench:", "memcached"),
                             Floors.memcached(HOST, port, poll)), Meters.memcached(HOST, port), true, stop);
         } catch (Exception e) {
             stop.close();
@@ -177,7 +177,7 @@ final class Stores {
         }
         query("jdbc:sqlite:" + file, "PRAGMA journal_mode = WAL"); // as Holdfast's SQLite store (and synchronous = FULL, the default)
         return new RunningStore("SQLite", "SQLite " + version + ", file " + file + " (a temporary file)",
-                List.of(new HoldfastLibrary("sqlite:" + file, "sqlite"),
+                List.of(HoldfastLibrary.of("sqlite:" + file, "sqlite"),
                         Floors.sql("jdbc:sqlite:" + file, 1, "PRAGMA busy_timeout = 10000", poll)), ServerMeter.NONE, true, () -> deleteTree(dir));
     }
 
