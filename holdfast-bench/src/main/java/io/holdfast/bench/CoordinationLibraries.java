@@ -39,14 +39,7 @@ final class CoordinationLibraries {
                 "one `CuratorFramework` per client (session " + SESSION_SECONDS + " s); each thread has its own `InterProcessMutex` on "
                 + "the lock's path (the recipe is re-entrant per thread) and calls `acquire(wait)` and `release()`",
                 Renewal.OWN, lease -> { // the session, not the lease, keeps its locks
-            CuratorFramework curator = CuratorFrameworkFactory.builder().connectString(connect)
-                    .sessionTimeoutMs(SESSION_SECONDS * 1000).connectionTimeoutMs(15_000)
-                    .retryPolicy(new ExponentialBackoffRetry(100, 3)).build();
-            curator.start();
-            if (!curator.blockUntilConnected(30, TimeUnit.SECONDS)) {
-                curator.close();
-                throw new IllegalStateException("Curator did not connect to " + connect);
-            }
+            CuratorFramework curator = connectCurator(connect);
             ThreadLocal<Map<String, InterProcessMutex>> mine = ThreadLocal.withInitial(HashMap::new);
             return new Locker() {
                 @Override
@@ -67,6 +60,19 @@ final class CoordinationLibraries {
                 }
             };
         });
+    }
+
+    /** A started {@code CuratorFramework} (session {@value #SESSION_SECONDS} s), connected. */
+    static CuratorFramework connectCurator(String connect) throws InterruptedException {
+        CuratorFramework curator = CuratorFrameworkFactory.builder().connectString(connect)
+                .sessionTimeoutMs(SESSION_SECONDS * 1000).connectionTimeoutMs(15_000)
+                .retryPolicy(new ExponentialBackoffRetry(100, 3)).build();
+        curator.start();
+        if (!curator.blockUntilConnected(30, TimeUnit.SECONDS)) {
+            curator.close();
+            throw new IllegalStateException("Curator did not connect to " + connect);
+        }
+        return curator;
     }
 
     /**
