@@ -31,7 +31,6 @@ final class LeaderMeasurement {
     private final AtomicInteger lastLeader = new AtomicInteger(-1);
     private final AtomicLong failoverCount = new AtomicLong();
     private final AtomicLong overlaps = new AtomicLong();
-    private final AtomicLong timeouts = new AtomicLong();
     private final long[] terms;
     private final Histogram[] failovers;
 
@@ -60,7 +59,7 @@ final class LeaderMeasurement {
         v.put(Column.median("failover p99 ms", 2), times.getValueAtPercentile(99) / 1e3);
         v.put(Column.median("fewest terms per candidate", 0), (double) java.util.Arrays.stream(terms).min().orElse(0));
         v.put(Column.median("most terms per candidate", 0), (double) java.util.Arrays.stream(terms).max().orElse(0));
-        v.put(Column.sum("timed-out waits"), (double) timeouts.get());
+        v.put(Column.sum("timed-out waits"), (double) t.timeouts());
         v.put(Column.sum(Runner.OVERLAPS), (double) overlaps.get());
         v.putAll(Column.server(meter.names(), t.server(), t.counted(), "term"));
         return v;
@@ -81,9 +80,7 @@ final class LeaderMeasurement {
             try {
                 boolean won = false;
                 while (!window.stopped() && !(won = elected.await(settings.acquireWait().toNanos(), TimeUnit.NANOSECONDS))) {
-                    if (window.measuring()) {
-                        timeouts.incrementAndGet();
-                    }
+                    window.timedOut();
                 }
                 if (won) {
                     long from = steppedDown.get();

@@ -25,7 +25,6 @@ final class Measurement {
     private final AtomicInteger lastHolder = new AtomicInteger(-1);
     private final AtomicLong releaseStarted = new AtomicLong();
     private final AtomicLong handoffs = new AtomicLong();
-    private final AtomicLong timeouts = new AtomicLong();
     private final long[] perThread;
     private final Histogram[] cycles;
     private final Histogram[] waits;
@@ -73,7 +72,7 @@ final class Measurement {
     Measured run() throws Exception {
         Window.Timed t = window.run(this::work);
         return new Measured(t.counted(), handoffs.get(), t.seconds(), Window.merged(cycles), Window.merged(waits), Window.merged(handoffTimes),
-                Arrays.stream(perThread).min().orElse(0), Arrays.stream(perThread).max().orElse(0), overlaps.get(), timeouts.get(), t.server());
+                Arrays.stream(perThread).min().orElse(0), Arrays.stream(perThread).max().orElse(0), overlaps.get(), t.timeouts(), t.server());
     }
 
     private void work(int index) throws Exception {
@@ -82,13 +81,9 @@ final class Measurement {
         // Threads on one name share one slot; a thread on a name of its own has its own.
         AtomicInteger slot = inside[name.equals(names.apply(0)) ? 0 : index];
         while (!window.stopped()) {
-            long asked = System.nanoTime();
-            Object held = locker.acquire(name, settings.acquireWait());
-            long granted = System.nanoTime();
+            Window.Attempt a = window.attempt(() -> locker.acquire(name, settings.acquireWait()));
+            Object held = a.held();
             if (held == null) {
-                if (window.measuring()) {
-                    timeouts.incrementAndGet();
-                }
                 continue;
             }
             boolean counted = window.measuring();
@@ -99,10 +94,10 @@ final class Measurement {
                 int previous = lastHolder.getAndSet(index);
                 if (counted) {
                     perThread[index]++;
-                    Window.record(waits[index], granted - asked);
+                    Window.record(waits[index], a.granted() - a.asked());
                     if (previous >= 0 && previous != index) {
                         handoffs.incrementAndGet();
-                        Window.record(handoffTimes[index], granted - releaseStarted.get());
+                        Window.record(handoffTimes[index], a.granted() - releaseStarted.get());
                     }
                     window.count();
                 }
@@ -112,7 +107,7 @@ final class Measurement {
                 locker.release(held);
             }
             if (counted) {
-                Window.record(cycles[index], System.nanoTime() - asked);
+                Window.record(cycles[index], System.nanoTime() - a.asked());
             }
         }
     }

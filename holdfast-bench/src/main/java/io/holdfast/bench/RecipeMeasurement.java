@@ -42,7 +42,6 @@ final class RecipeMeasurement {
     private final AtomicInteger writers = new AtomicInteger();
     private final AtomicInteger mostInside = new AtomicInteger();
     private final AtomicLong overlaps = new AtomicLong();
-    private final AtomicLong timeouts = new AtomicLong();
     private final Histogram[] readWaits;
     private final Histogram[] writeWaits;
 
@@ -81,7 +80,7 @@ final class RecipeMeasurement {
         if (library.shape() != Shape.MULTI) {
             v.put(Column.median(library.shape() == Shape.READ_WRITE ? "most readers at once" : "most inside at once", 0), (double) mostInside.get());
         }
-        v.put(Column.sum("timed-out waits"), (double) timeouts.get());
+        v.put(Column.sum("timed-out waits"), (double) t.timeouts());
         v.put(Column.sum(Runner.OVERLAPS), (double) overlaps.get());
         v.putAll(Column.server(meter.names(), t.server(), t.counted(), "op"));
         return v;
@@ -93,20 +92,16 @@ final class RecipeMeasurement {
             boolean write = library.shape() == Shape.READ_WRITE && random.nextDouble() >= READ_SHARE;
             List<Integer> slots = slots(random);
             List<String> names = library.shape() == Shape.MULTI ? slots.stream().map(i -> name + "-" + i).toList() : List.of(name);
-            long asked = System.nanoTime();
-            Object held = client.acquire(names, write, settings.acquireWait());
-            long granted = System.nanoTime();
+            Window.Attempt a = window.attempt(() -> client.acquire(names, write, settings.acquireWait()));
+            Object held = a.held();
             if (held == null) {
-                if (window.measuring()) {
-                    timeouts.incrementAndGet();
-                }
                 continue;
             }
             boolean counted = window.measuring();
             try {
                 enter(slots, write);
                 if (counted) {
-                    Window.record((write ? writeWaits : readWaits)[index], granted - asked);
+                    Window.record((write ? writeWaits : readWaits)[index], a.granted() - a.asked());
                     window.count();
                 }
                 leave(slots, write);

@@ -49,8 +49,10 @@ final class Report {
             md.append("; recipe shapes (6 to 9): ").append(Durations.format(s.recipeMeasure())).append(" measured");
         }
         md.append('\n');
-        for (LockLibrary library : store.libraries()) {
-            md.append("- ").append(library.name()).append(": ").append(library.howItIsUsed()).append('\n');
+        if (!s.shapes().stream().allMatch(Shape::recipe)) {
+            for (LockLibrary library : store.libraries()) {
+                md.append("- ").append(library.name()).append(": ").append(library.howItIsUsed()).append('\n');
+            }
         }
         for (RecipeLibrary recipe : store.recipes()) {
             if (s.shapes().contains(recipe.shape())) {

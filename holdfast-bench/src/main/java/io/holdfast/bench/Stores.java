@@ -148,7 +148,8 @@ final class Stores {
                     + String.join(",", endpoints) + " (started by the benchmark, default timing)",
                     List.of(HoldfastLibrary.of("etcd://" + String.join(",", endpoints) + "/" + prefix + "/holdfast", "etcd"),
                             CoordinationLibraries.jetcd(endpoints, prefix + "/jetcd"), Floors.etcd(endpoints, prefix + "/floor", poll)),
-                    HoldfastLibrary.recipes("etcd://" + String.join(",", endpoints) + "/" + prefix + "/holdfast", "etcd"), Meters.etcd(endpoints, servers::pids), false, stop);
+                    concat(HoldfastLibrary.recipes("etcd://" + String.join(",", endpoints) + "/" + prefix + "/holdfast", "etcd"),
+                            EtcdRecipes.of(endpoints, prefix + "/jetcd-election")), Meters.etcd(endpoints, servers::pids), false, stop);
         } catch (Exception e) {
             stop.close();
             throw e;

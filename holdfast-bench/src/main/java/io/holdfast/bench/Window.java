@@ -28,11 +28,22 @@ final class Window {
     }
 
     /**
-     * @param seconds measured time
-     * @param counted what {@link #count()} counted in the window
-     * @param server  change of the server's counters over the window, in {@link ServerMeter#names()}'s order
+     * @param seconds  measured time
+     * @param counted  what {@link #count()} counted in the window
+     * @param timeouts waits that ran out in the window ({@link #attempt}, {@link #timedOut()})
+     * @param server   change of the server's counters over the window, in {@link ServerMeter#names()}'s order
      */
-    record Timed(double seconds, long counted, double[] server) {
+    record Timed(double seconds, long counted, long timeouts, double[] server) {
+    }
+
+    /**
+     * One acquire, timed.
+     *
+     * @param held    what it returned; null if its wait ran out
+     * @param asked   {@link System#nanoTime()} before the call
+     * @param granted {@link System#nanoTime()} after it
+     */
+    record Attempt(Object held, long asked, long granted) {
     }
 
     private final int threads;
@@ -44,6 +55,7 @@ final class Window {
     private final CountDownLatch ended = new CountDownLatch(1);
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     private final AtomicLong counted = new AtomicLong();
+    private final AtomicLong timeouts = new AtomicLong();
 
     Window(int threads, Duration measure, RunSettings settings, ServerMeter meter) {
         this.threads = threads;
@@ -67,6 +79,24 @@ final class Window {
         if (counted.incrementAndGet() >= settings.maxAcquisitions()) {
             ended.countDown();
         }
+    }
+
+    /** Counts a wait that ran out, if in the measured window. */
+    void timedOut() {
+        if (measuring) {
+            timeouts.incrementAndGet();
+        }
+    }
+
+    /** Calls {@code acquire} (which returns null when its wait runs out, counted by {@link #timedOut()}), timing it. */
+    Attempt attempt(java.util.concurrent.Callable<Object> acquire) throws Exception {
+        long asked = System.nanoTime();
+        Object held = acquire.call();
+        long granted = System.nanoTime();
+        if (held == null) {
+            timedOut();
+        }
+        return new Attempt(held, asked, granted);
     }
 
     /**
@@ -107,7 +137,7 @@ final class Window {
         if (failure.get() != null) {
             throw new IllegalStateException("a thread failed: " + failure.get(), failure.get());
         }
-        return new Timed(seconds, counted.get(), server);
+        return new Timed(seconds, counted.get(), timeouts.get(), server);
     }
 
     /** How long after the stop a thread may still be inside acquire: its wait, and as long again (at least 10 s) for the rest. */
