@@ -50,7 +50,7 @@ final class TortureCommand implements Callable<Integer> {
     Duration duration;
     @Option(names = "--faults", paramLabel = "LIST",
             description = "Faults to inject in turn: kill, pause, restart, partition; with --topology also leader-partition, "
-                    + "follower-partition, minority-partition, one-way-partition, leader-kill, leader-pause, slow-link (comma-separated), all or none (default: kill,pause,restart,partition; "
+                    + "follower-partition, minority-partition, one-way-partition, leader-kill, leader-pause, slow-link, leader-clock-step (Redis topologies) (comma-separated), all or none (default: kill,pause,restart,partition; "
                     + "with --topology the topology's own set, see the testkit README; a fault that cannot be injected here is skipped and the report says why).")
     String faults;
     @Option(names = "--topology", paramLabel = "NAME",

@@ -52,19 +52,7 @@ class ClusterTortureTest {
     }
 
     static TortureResult run(Topology topology) throws Exception {
-        String why = topology.whyUnavailable();
-        assertThat(why).as("the " + topology.label() + " topology needs root, iproute2, nftables and its servers: run scripts/services").isNull();
-        Path dir = Path.of("target", "torture", topology.label());
-        Files.createDirectories(dir);
-        TortureSettings settings = TortureSettings.builder(topology)
-                .clients(TortureRuns.CI_CLIENTS).threads(3)
-                .clockSkew(2, TortureRuns.SKEW).clockSkew(3, TortureRuns.SKEW.negated())
-                .duration(Duration.ofSeconds(Long.getLong("holdfast.torture.seconds", 20)))
-                .faults(FAULTS)
-                .lease(Duration.ofSeconds(2)).think(Duration.ofMillis(60)).acquireWait(Duration.ofSeconds(5))
-                .seed(topology.label().hashCode())
-                .reportDir(dir).build();
-        return TortureRuns.run(settings, null);
+        return TortureRuns.run(TortureRuns.topology(topology, FAULTS).build(), null);
     }
 
     static void check(TortureResult r) throws Exception {

@@ -56,15 +56,15 @@ public enum Topology {
     /**
      * The faults a run injects unless told otherwise: on etcd and ZooKeeper {@link Fault#CLUSTER}; on
      * Sentinel and Redis Cluster those without a follower to aim at; on Redlock the minority partition, one master killed or
-     * paused, and the client faults.
+     * paused, and the client faults; on the three Redis topologies also the leader's clock stepped ahead.
      */
     public java.util.Set<Fault> defaultFaults() {
         return switch (this) {
             case ETCD3, ZK3 -> Fault.CLUSTER;
             case REDIS_SENTINEL, REDIS_CLUSTER -> java.util.Collections.unmodifiableSet(java.util.EnumSet.of(Fault.KILL, Fault.PAUSE, Fault.PARTITION,
-                    Fault.ONE_WAY_PARTITION, Fault.LEADER_PARTITION, Fault.LEADER_KILL, Fault.LEADER_PAUSE, Fault.SLOW_LINK));
+                    Fault.ONE_WAY_PARTITION, Fault.LEADER_PARTITION, Fault.LEADER_KILL, Fault.LEADER_PAUSE, Fault.SLOW_LINK, Fault.LEADER_CLOCK_STEP));
             case REDLOCK5 -> java.util.Collections.unmodifiableSet(java.util.EnumSet.of(Fault.KILL, Fault.PAUSE, Fault.PARTITION,
-                    Fault.ONE_WAY_PARTITION, Fault.MINORITY_PARTITION, Fault.LEADER_KILL, Fault.LEADER_PAUSE, Fault.SLOW_LINK));
+                    Fault.ONE_WAY_PARTITION, Fault.MINORITY_PARTITION, Fault.LEADER_KILL, Fault.LEADER_PAUSE, Fault.SLOW_LINK, Fault.LEADER_CLOCK_STEP));
         };
     }
 
