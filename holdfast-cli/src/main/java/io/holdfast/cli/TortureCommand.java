@@ -56,9 +56,10 @@ final class TortureCommand implements Callable<Integer> {
     @Option(names = "--topology", paramLabel = "NAME",
             description = "Build the store here and torture it: etcd3 (three etcd members), zk3 (a ZooKeeper ensemble of three), "
                     + "sentinel (a Redis master, a replica and three Sentinels), redlock5 (five Redis masters) "
-                    + "or rediscluster (a Redis Cluster of three masters and three replicas), "
+                    + "rediscluster (a Redis Cluster of three masters and three replicas), pg2 (a PostgreSQL primary and an asynchronous "
+                    + "streaming replica, promoted when the primary is killed) or pg2sync (the same, replication synchronous), "
                     + "every server and client process in its own network namespace, so partitions can cut any group off "
-                    + "(needs root, iproute2, nftables; etcd3 also /usr/bin/etcd, the Redis ones /usr/bin/redis-server). Replaces --uri.")
+                    + "(needs root, iproute2, nftables; etcd3 also /usr/bin/etcd, the Redis ones /usr/bin/redis-server, pg2 PostgreSQL 15). Replaces --uri.")
     String topology;
     @Option(names = "--threads", paramLabel = "N", defaultValue = "1",
             description = "Threads sharing one client in every other client process (clients 1, 3, ...; the others run one) (1 to 16; default: ${DEFAULT-VALUE}).")

@@ -4,14 +4,11 @@ import io.holdfast.testkit.torture.Fault;
 import io.holdfast.testkit.torture.Topology;
 import io.holdfast.testkit.torture.TortureResult;
 import io.holdfast.testkit.torture.TortureResult.FaultWindow;
-import io.holdfast.testkit.torture.TortureSettings;
-import io.holdfast.testkit.torture.net.Network;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.Set;
@@ -57,8 +54,7 @@ class RedisTopologyTortureTest {
 
     @AfterEach
     void noNamespaceOfThisJvmIsLeft() throws Exception {
-        String mine = Network.PREFIX + ProcessHandle.current().pid() + "-";
-        assertThat(Network.namespaces()).as("namespaces left behind").noneMatch(ns -> ns.startsWith(mine));
+        TortureRuns.assertNoNamespaceOfThisJvmIsLeft();
     }
 
     @Test

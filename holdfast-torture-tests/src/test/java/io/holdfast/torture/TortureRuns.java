@@ -114,6 +114,12 @@ final class TortureRuns {
         assertThat(Files.readString(r.htmlReport())).contains("<svg id=\"timeline\"").contains("class=\"hold hold-");
     }
 
+    /** Every network namespace this JVM made is gone (a topology run tears down what it built, even on failure). */
+    static void assertNoNamespaceOfThisJvmIsLeft() throws IOException {
+        String mine = io.holdfast.testkit.torture.net.Network.PREFIX + ProcessHandle.current().pid() + "-";
+        assertThat(io.holdfast.testkit.torture.net.Network.namespaces()).as("namespaces left behind").noneMatch(ns -> ns.startsWith(mine));
+    }
+
     /** On a linearizable store: no two valid holds ever overlapped, and tokens kept real-time order. */
     static void assertLinearizableLock(TortureResult r) {
         assertThat(r.violations()).as("mutual-exclusion violations (report: %s)", r.textReport()).isEmpty();

@@ -291,18 +291,29 @@ final class ClusterRun implements AutoCloseable {
                 null, p.sides());
     }
 
-    /** SIGKILLs the leader, and starts it again on its data after the restart downtime. */
+    /**
+     * SIGKILLs the leader (after what the cluster does first: a PostgreSQL standby is cut off from it for a lease),
+     * lets the cluster fail over, and starts it again after the restart downtime.
+     */
     FaultWindow leaderKill() throws Exception {
         Network.Member leader = leader();
-        long token = runner.holderToken();
-        long pid = cluster.pid(leader);
         long start = Event.now();
-        cluster.kill(leader);
+        String before;
+        long token;
+        long pid;
+        try {
+            before = cluster.beforeLeaderKill(leader, settings.lease());
+            token = runner.holderToken();
+            pid = cluster.pid(leader);
+            cluster.kill(leader);
+        } finally {
+            network.heal();
+        }
         String failOver = cluster.failOver(leader);
         Thread.sleep(settings.restartDowntime().toMillis());
         cluster.restart(leader);
         return new FaultWindow(Fault.LEADER_KILL, start, Event.now(), "server " + leader.name() + " (" + cluster.leaderRole() + ")", token,
-                "SIGKILL pid " + pid + (failOver.isEmpty() ? "" : ", " + failOver) + ", down " + Durations.format(settings.restartDowntime())
+                (before.isEmpty() ? "" : before + ", then ") + "SIGKILL pid " + pid + (failOver.isEmpty() ? "" : ", " + failOver) + ", down " + Durations.format(settings.restartDowntime())
                         + ", started again " + cluster.restartedAs() + " (pid " + cluster.pid(leader) + ")", null);
     }
 

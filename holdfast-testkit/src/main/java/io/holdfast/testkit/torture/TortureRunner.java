@@ -261,7 +261,7 @@ public final class TortureRunner {
 
     private String whyNot(Fault f) {
         if (f.needsTopology() && clusterRun == null) {
-            return "needs a cluster topology (--topology etcd3, zk3, sentinel, redlock5 or rediscluster), whose servers and clients have network namespaces of their own";
+            return "needs a cluster topology (--topology etcd3, zk3, sentinel, redlock5, rediscluster, pg2 or pg2sync), whose servers and clients have network namespaces of their own";
         }
         return switch (f) {
             case RESTART -> clusterRun != null ? "in a topology, leader-kill kills and restarts a server"

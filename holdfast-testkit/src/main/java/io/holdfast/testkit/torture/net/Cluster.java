@@ -190,6 +190,17 @@ public abstract class Cluster implements AutoCloseable {
         return "";
     }
 
+    /**
+     * Runs just before the leader is killed; whatever it cuts off ({@link Network#partition}) is healed once the
+     * leader is dead. Nothing by default.
+     *
+     * @param lag how long a store may let its replicas fall behind
+     * @return what was done, for the report, or "" if nothing
+     */
+    public String beforeLeaderKill(Network.Member leader, java.time.Duration lag) throws Exception {
+        return "";
+    }
+
     /** Starts the server again on its data directory and waits until it answers. */
     public final void restart(Network.Member server) throws Exception {
         launch(server);
