@@ -197,7 +197,7 @@ public abstract class Cluster implements AutoCloseable {
      * @param lag how long a store may let its replicas fall behind
      * @return what was done, for the report, or "" if nothing
      */
-    public String beforeLeaderKill(Network.Member leader, java.time.Duration lag) throws Exception {
+    public String beforeLeaderKill(Network.Member leader, Duration lag) throws Exception {
         return "";
     }
 
