@@ -39,7 +39,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * of that mutex called for.
  *
  * <ul>
- *   <li>An attempt is one transaction: if the owner's key {@code PREFIX/NAME!OWNER} does not exist, create it
+ *   <li>An attempt is one transaction: if the owner's key {@code PREFIX/NAME!OWNER} ({@code OWNER}: a slot name
+ *       reused after the owner's release, see {@link OwnerSlots}) does not exist, create it
  *       attached to the session lease and read the two newest keys of the lock: the owner holds the lock if its
  *       key is the only one, and otherwise waits behind the other, its predecessor. A retried attempt finds the
  *       key and adopts it (reading it and the lock's lowest key instead). An owner already queued re-attempts
@@ -76,6 +77,8 @@ final class EtcdLockStore implements LockStore {
     private final StoreTraits traits;
     /** Keys this store created and has not seen deleted, by owner id. */
     private final ConcurrentHashMap<String, OwnedKey> owned = new ConcurrentHashMap<>();
+    /** The owners' key names, used again after their release (see {@link OwnerSlots}). */
+    private final OwnerSlots slots = new OwnerSlots();
     private final HoldRenewal renewal;
     private final PredecessorWatches predecessorWatches;
     /** Every delete the store issues on its own (a release that failed, an unrenewed hold, an unanswered attempt). */
@@ -101,7 +104,7 @@ final class EtcdLockStore implements LockStore {
         this.sessions = new SessionLeases(client.getLeaseClient(), calls, uri.requestTimeout);
         this.inspection = new LockInspection(kv, client.getLeaseClient(), keys, calls, uri.requestTimeout);
         this.deletes = new BackgroundDeletes(kv, keys, calls, uri.requestTimeout);
-        this.renewal = new HoldRenewal(kv, keys, calls, sessions, uri.requestTimeout, owned);
+        this.renewal = new HoldRenewal(kv, keys, slots, calls, sessions, uri.requestTimeout, owned);
         this.predecessorWatches = new PredecessorWatches(client.getWatchClient(), kv, keys, calls, uri.requestTimeout);
         this.traits = new StoreTraits("linearizable: etcd's Raft log orders every acquire (a quorum must accept it, so a "
                 + "minority partition cannot acquire); leases run on the etcd leader's clock", true, Duration.ofSeconds(1),
@@ -145,12 +148,12 @@ final class EtcdLockStore implements LockStore {
     public Attempt tryAcquire(String name, String ownerId, String holder, Duration lease) {
         LockKeys.requireOwnerId(ownerId);
         long start = System.nanoTime();
-        ByteSequence own = keys.owner(name, ownerId);
+        ByteSequence own = keys.owner(name, slots.assign(name, ownerId));
         // The owner wants its key again: no background delete may take it. One may already be on its way; then
         // this attempt writes the key, which fails that delete's guard (see BackgroundDeletes).
         boolean mustWrite = deletes.cancel(own);
         try {
-            return attempt(name, ownerId, holder, lease, start, mustWrite);
+            return attempt(name, ownerId, own, holder, lease, start, mustWrite);
         } catch (StoreUnavailableException e) {
             // The transaction may have been applied and its reply lost: the owner may now have a key, queued or even
             // holding. If nobody asks for it again (the core retries, or releases the owner, when it can), it is
@@ -160,8 +163,8 @@ final class EtcdLockStore implements LockStore {
         }
     }
 
-    private Attempt attempt(String name, String ownerId, String holder, Duration lease, long start, boolean mustWrite) {
-        ByteSequence own = keys.owner(name, ownerId);
+    private Attempt attempt(String name, String ownerId, ByteSequence own, String holder, Duration lease, long start,
+                            boolean mustWrite) {
         ByteSequence lockKeys = keys.lock(name);
         String what = "acquire '" + name + "'";
         for (int round = 1; round <= ATTEMPT_ROUNDS; round++) {
@@ -280,7 +283,8 @@ final class EtcdLockStore implements LockStore {
     @Override
     public boolean release(String name, String ownerId) {
         LockKeys.requireOwnerId(ownerId);
-        ByteSequence own = keys.owner(name, ownerId);
+        OwnerSlots.Ended slot = slots.end(name, ownerId);
+        ByteSequence own = keys.owner(name, slot.suffix());
         String what = "release '" + name + "'";
         deletes.cancel(own); // this call deletes the key itself, or hands it back below
         OwnedKey o = owned.remove(ownerId);
@@ -307,8 +311,9 @@ final class EtcdLockStore implements LockStore {
             // The key must not outlive the owner's interest in it (nothing else deletes a queued key while the
             // session lives): it is deleted in the background once the cluster answers again.
             deletes.afterFailedRelease(own, o == null ? 0L : o.createRevision, o != null && o.held ? name : null);
-            throw e;
+            throw e; // the slot stays taken: its key may still exist
         }
+        slots.free(slot); // the key is gone: deleted now, or before
         if (o != null && o.held) {
             return r.isSucceeded();
         }
