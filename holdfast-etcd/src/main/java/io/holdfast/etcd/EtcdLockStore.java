@@ -54,7 +54,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       attempt read it. Being woken proves nothing: the next attempt decides, in one transaction, from the keys
  *       as they are, which also re-checks that the waiter's own key still exists (Jepsen's lesson: a waiter whose
  *       session expired while it waited must not believe it holds the lock).</li>
- *   <li>Release deletes the owner's key if it is still the one the hold created, and records its token.</li>
+ *   <li>Release deletes the owner's key if it is still the one the hold created, and records its token; if another
+ *       owner of this store waits on the lock, it also reads the lowest key left and, if that is such an owner's, hands
+ *       the lock on to it ({@link Releases}).</li>
  *   <li>Renewal sends one keep-alive per session and reads every renewed key (in transactions of at most
  *       128 reads, etcd's default limit), comparing create revisions with the tokens.</li>
  * </ul>
@@ -81,6 +83,7 @@ final class EtcdLockStore implements LockStore {
     private final OwnerSlots slots = new OwnerSlots();
     private final HoldRenewal renewal;
     private final PredecessorWatches predecessorWatches;
+    private final Releases releases;
     /** Every delete the store issues on its own (a release that failed, an unrenewed hold, an unanswered attempt). */
     private final BackgroundDeletes deletes;
     private final ScheduledExecutorService keeper;
@@ -106,6 +109,7 @@ final class EtcdLockStore implements LockStore {
         this.deletes = new BackgroundDeletes(kv, keys, calls, uri.requestTimeout);
         this.renewal = new HoldRenewal(kv, keys, slots, calls, sessions, uri.requestTimeout, owned);
         this.predecessorWatches = new PredecessorWatches(client.getWatchClient(), kv, keys, calls, uri.requestTimeout);
+        this.releases = new Releases(kv, keys, slots, calls, uri.requestTimeout, owned, deletes, predecessorWatches);
         this.traits = new StoreTraits("linearizable: etcd's Raft log orders every acquire (a quorum must accept it, so a "
                 + "minority partition cannot acquire); leases run on the etcd leader's clock", true, Duration.ofSeconds(1),
                 Duration.ofSeconds(2), true);
@@ -177,6 +181,15 @@ final class EtcdLockStore implements LockStore {
             // reads it and its predecessor. Otherwise create the key if absent; an owner whose key a background
             // delete may be after writes it in either case.
             boolean queued = !mustWrite && known != null && known.name.equals(name) && known.leaseId == session.leaseId;
+            long handedOnAt = queued ? releases.handedOnAt(name, known) : 0;
+            if (handedOnAt != 0) {
+                // The release that freed the lock read, in its own transaction, that this key was then the lowest:
+                // nothing to read (see Releases). The deadline still counts from the session's keep-alive.
+                if (!sessions.keptAlive(keepAlive, session, what)) {
+                    continue;
+                }
+                return decide(known, null, handedOnAt, start, lease, keepAlive);
+            }
             Op put = Op.put(own, LockKeys.bytes(holder), PutOption.builder().withLeaseId(session.leaseId).build());
             Op getOwn = Op.get(own, GetOption.DEFAULT);
             Op getLowest = Op.get(lockKeys, LockKeys.LOWEST);
@@ -280,56 +293,11 @@ final class EtcdLockStore implements LockStore {
 
     // ------------------------------------------------------------------------------------------ release
 
+    /** {@inheritDoc} See {@link Releases}. */
     @Override
     public boolean release(String name, String ownerId) {
         LockKeys.requireOwnerId(ownerId);
-        OwnerSlots.Ended slot = slots.end(name, ownerId);
-        ByteSequence own = keys.owner(name, slot.suffix());
-        String what = "release '" + name + "'";
-        deletes.cancel(own); // this call deletes the key itself, or hands it back below
-        OwnedKey o = owned.remove(ownerId);
-        CompletableFuture<TxnResponse> txn;
-        if (o != null && o.held) {
-            // The key this hold created was the lock's lowest, and stays so while it exists: deleting it frees the
-            // lock, with no read. Any other key of this owner (there should be none) goes too.
-            txn = kv.txn()
-                    .If(new Cmp(own, Cmp.Op.EQUAL, CmpTarget.createRevision(o.createRevision)))
-                    .Then(Op.delete(own, DeleteOption.DEFAULT), Op.put(keys.lastToken(name), LockKeys.token(o.createRevision), PutOption.DEFAULT))
-                    .Else(Op.delete(own, DeleteOption.DEFAULT))
-                    .commit();
-        } else {
-            // Queued, or an owner this store did not see acquire: read whether it holds the lock as it goes.
-            txn = kv.txn()
-                    .If(new Cmp(own, Cmp.Op.GREATER, CmpTarget.createRevision(0)))
-                    .Then(Op.get(keys.lock(name), LockKeys.LOWEST), Op.delete(own, DeleteOption.DEFAULT))
-                    .commit();
-        }
-        TxnResponse r;
-        try {
-            r = calls.await(txn, uri.requestTimeout, what);
-        } catch (StoreUnavailableException e) {
-            // The key must not outlive the owner's interest in it (nothing else deletes a queued key while the
-            // session lives): it is deleted in the background once the cluster answers again.
-            deletes.afterFailedRelease(own, o == null ? 0L : o.createRevision, o != null && o.held ? name : null);
-            throw e; // the slot stays taken: its key may still exist
-        }
-        slots.free(slot); // the key is gone: deleted now, or before
-        if (o != null && o.held) {
-            return r.isSucceeded();
-        }
-        if (!r.isSucceeded()) {
-            return false; // already gone
-        }
-        KeyValue head = first(r.getGetResponses().get(0));
-        boolean wasHolder = head != null && head.getKey().equals(own);
-        if (wasHolder) {
-            // Released for an owner this store did not see acquire (a retry from elsewhere): record its token
-            // now, unless a later release already recorded a newer one.
-            ByteSequence last = keys.lastToken(name);
-            calls.await(kv.txn().If(new Cmp(last, Cmp.Op.LESS, CmpTarget.modRevision(r.getHeader().getRevision() + 1)))
-                    .Then(Op.put(last, LockKeys.token(head.getCreateRevision()), PutOption.DEFAULT)).commit(), uri.requestTimeout, what);
-        }
-        return wasHolder;
+        return releases.release(name, ownerId);
     }
 
     // ------------------------------------------------------------------------------------------ watch

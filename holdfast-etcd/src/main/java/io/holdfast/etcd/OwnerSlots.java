@@ -28,8 +28,10 @@ final class OwnerSlots {
     }
 
     private final String store;
-    // Guarded by this: (lock name, owner id) -> slot, and the slots in use.
+    // Guarded by this: (lock name, owner id) -> slot, (lock name, slot) -> owner id, owners per lock name, slots in use.
     private final Map<String, Integer> slots = new HashMap<>();
+    private final Map<String, String> owners = new HashMap<>();
+    private final Map<String, Integer> perName = new HashMap<>();
     private final BitSet taken = new BitSet();
 
     OwnerSlots() {
@@ -45,6 +47,8 @@ final class OwnerSlots {
             slot = taken.nextClearBit(0);
             taken.set(slot);
             slots.put(id(name, ownerId), slot);
+            owners.put(id(name, suffix(slot)), ownerId);
+            perName.merge(name, 1, Integer::sum);
         }
         return suffix(slot);
     }
@@ -58,7 +62,22 @@ final class OwnerSlots {
     /** Takes {@code ownerId}'s slot away (its release is on its way); {@link #free} it once the release is answered. */
     synchronized Ended end(String name, String ownerId) {
         Integer slot = slots.remove(id(name, ownerId));
-        return slot == null ? new Ended(ownerId, -1) : new Ended(suffix(slot), slot);
+        if (slot == null) {
+            return new Ended(ownerId, -1);
+        }
+        owners.remove(id(name, suffix(slot)));
+        perName.computeIfPresent(name, (n, count) -> count == 1 ? null : count - 1);
+        return new Ended(suffix(slot), slot);
+    }
+
+    /** The owner on lock {@code name} whose slot's key suffix is {@code suffix}; null if none of this store's has it. */
+    synchronized String ownerOf(String name, String suffix) {
+        return suffix == null ? null : owners.get(id(name, suffix));
+    }
+
+    /** Whether any owner of this store has a slot on lock {@code name} (queued, attempting or holding). */
+    synchronized boolean anyOn(String name) {
+        return perName.containsKey(name);
     }
 
     /** The key of an ended owner is gone: its slot may be given to another owner. */
