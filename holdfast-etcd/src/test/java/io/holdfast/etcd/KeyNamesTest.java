@@ -1,15 +1,13 @@
 package io.holdfast.etcd;
 
-import io.etcd.jetcd.Client;
 import io.etcd.jetcd.Watch;
 import io.etcd.jetcd.options.WatchOption;
 import io.etcd.jetcd.watch.WatchEvent;
 import io.holdfast.Hold;
 import io.holdfast.Holdfast;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -33,30 +31,14 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class KeyNamesTest {
     private static final String PREFIX = "names-" + UUID.randomUUID().toString().substring(0, 8);
-    private static EtcdCluster etcd;
-    private static Client raw;
-
-    @BeforeAll
-    static void startEtcd() throws Exception {
-        etcd = EtcdCluster.start(1);
-        raw = Client.builder().endpoints(etcd.members().get(0).clientUrl()).build();
-    }
-
-    @AfterAll
-    static void stopEtcd() {
-        if (raw != null) {
-            raw.close();
-        }
-        if (etcd != null) {
-            etcd.close();
-        }
-    }
+    @RegisterExtension
+    static final OneEtcdMember ETCD = new OneEtcdMember();
 
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void oneThreadAcquiringAgainAndAgainUsesOneKeyName() throws Exception {
         String name = "again";
-        try (Holdfast h = Holdfast.connect(etcd.uri(PREFIX, null))) {
+        try (Holdfast h = Holdfast.connect(ETCD.cluster().uri(PREFIX, null))) {
             long from = revision();
             for (int i = 0; i < 30; i++) {
                 h.lock(name).acquire(Duration.ofSeconds(10)).close();
@@ -70,7 +52,7 @@ class KeyNamesTest {
     void threadsTakingTurnsUseAtMostOneKeyNameEach() throws Exception {
         String name = "turns";
         int threads = 4;
-        try (Holdfast h = Holdfast.connect(etcd.uri(PREFIX, null))) {
+        try (Holdfast h = Holdfast.connect(ETCD.cluster().uri(PREFIX, null))) {
             long from = revision();
             ExecutorService pool = Executors.newFixedThreadPool(threads);
             CountDownLatch go = new CountDownLatch(1);
@@ -97,7 +79,7 @@ class KeyNamesTest {
     }
 
     private static long revision() throws Exception {
-        return raw.getKVClient().get(EtcdKeys.utf8(PREFIX)).get(10, TimeUnit.SECONDS).getHeader().getRevision();
+        return ETCD.raw().getKVClient().get(EtcdKeys.utf8(PREFIX)).get(10, TimeUnit.SECONDS).getHeader().getRevision();
     }
 
     /**
@@ -107,11 +89,11 @@ class KeyNamesTest {
     private static Set<String> keyNamesCreated(String name, long from) throws Exception {
         String range = PREFIX + "/" + name + "!";
         String marker = range + "~end-of-test";
-        raw.getKVClient().put(EtcdKeys.utf8(marker), EtcdKeys.utf8("")).get(10, TimeUnit.SECONDS);
+        ETCD.raw().getKVClient().put(EtcdKeys.utf8(marker), EtcdKeys.utf8("")).get(10, TimeUnit.SECONDS);
         Set<String> names = ConcurrentHashMap.newKeySet();
         CountDownLatch caughtUp = new CountDownLatch(1);
         WatchOption history = WatchOption.builder().isPrefix(true).withRevision(from + 1).build();
-        try (Watch.Watcher ignored = raw.getWatchClient().watch(EtcdKeys.utf8(range), history, response -> {
+        try (Watch.Watcher ignored = ETCD.raw().getWatchClient().watch(EtcdKeys.utf8(range), history, response -> {
             for (WatchEvent e : response.getEvents()) {
                 String key = EtcdKeys.text(e.getKeyValue().getKey());
                 if (key.equals(marker)) {
