@@ -16,10 +16,10 @@ import java.sql.SQLException;
 class PostgresConformanceTest extends LockConformanceSuite {
     private static final String TABLE = TestTables.fresh();
     private static final String HOST = "127.0.0.1";
-    private static final int PORT = 5432;
+    static final int PORT = 5432;
     private static final int UNUSED_PORT = LoopbackPorts.unusedPort();
 
-    private static String url(int port) {
+    static String url(int port) {
         return "jdbc:postgresql://" + HOST + ":" + port + "/test?user=postgres";
     }
 
@@ -28,14 +28,19 @@ class PostgresConformanceTest extends LockConformanceSuite {
         TestTables.drop(url(PORT), TABLE);
     }
 
+    /** Holdfast's parameters of this class's clients: the table, and the mode if not the default. */
+    String params() {
+        return "&table=" + TABLE;
+    }
+
     @Override
     protected String uri() {
-        return url(PORT) + "&table=" + TABLE;
+        return url(PORT) + params();
     }
 
     @Override
     protected String unreachableUri() {
-        return url(UNUSED_PORT) + "&table=" + TABLE + "&connectTimeout=2s";
+        return url(UNUSED_PORT) + params() + "&connectTimeout=2s";
     }
 
     @Override
@@ -45,6 +50,6 @@ class PostgresConformanceTest extends LockConformanceSuite {
 
     @Override
     protected StoreOutage outage() {
-        return new ProxyStoreOutage(HOST, PORT, port -> url(port) + "&table=" + TABLE + "&connectTimeout=1s");
+        return new ProxyStoreOutage(HOST, PORT, port -> url(port) + params() + "&connectTimeout=1s");
     }
 }
