@@ -263,26 +263,13 @@ abstract class RowLocks extends SessionLocks {
 
         @Override
         boolean terminateHolder(Connection c, String name) throws SQLException {
-            long session;
             try (Statement st = c.createStatement()) {
                 st.execute("SET TRANSACTION ISOLATION LEVEL READ UNCOMMITTED"); // the next transaction only: the SELECT below
             }
             try (PreparedStatement ps = c.prepareStatement("SELECT session_id FROM " + rows + " WHERE lock_name = ?")) {
                 ps.setString(1, name);
-                try (ResultSet rs = ps.executeQuery()) {
-                    if (!rs.next()) {
-                        return false;
-                    }
-                    session = rs.getLong(1);
-                    if (rs.wasNull()) {
-                        return false;
-                    }
-                }
+                return killSessionRead(c, ps);
             }
-            try (Statement st = c.createStatement()) {
-                st.execute("KILL " + session); // a number read from the server, not user input
-            }
-            return true;
         }
     }
 }

@@ -50,6 +50,27 @@ abstract class SessionLocks {
         return "linearizable on one primary while the holder's session lives; a dropped session frees the lock at once, before its holder can know";
     }
 
+    /**
+     * MySQL/MariaDB: runs {@code query}, whose one column is a session id (no row or NULL: none), and ends that session
+     * with {@code KILL}; true if there was one.
+     */
+    static boolean killSessionRead(Connection c, PreparedStatement query) throws SQLException {
+        long session;
+        try (ResultSet rs = query.executeQuery()) {
+            if (!rs.next()) {
+                return false;
+            }
+            session = rs.getLong(1);
+            if (rs.wasNull()) {
+                return false;
+            }
+        }
+        try (Statement st = c.createStatement()) {
+            st.execute("KILL " + session); // a number read from the server, not user input
+        }
+        return true;
+    }
+
     static SessionLocks forUri(JdbcUri uri) {
         if (uri.mode == JdbcUri.Mode.ROW) {
             return RowLocks.forKind(uri.kind, uri.table);
@@ -177,21 +198,10 @@ abstract class SessionLocks {
 
         @Override
         boolean terminateHolder(Connection c, String name) throws SQLException {
-            long session;
             try (PreparedStatement ps = c.prepareStatement("SELECT IS_USED_LOCK(?)")) {
                 ps.setString(1, lockName(name));
-                try (ResultSet rs = ps.executeQuery()) {
-                    rs.next();
-                    session = rs.getLong(1);
-                    if (rs.wasNull()) {
-                        return false;
-                    }
-                }
+                return killSessionRead(c, ps);
             }
-            try (Statement st = c.createStatement()) {
-                st.execute("KILL " + session); // a number read from the server, not user input
-            }
-            return true;
         }
     }
 }

@@ -5,6 +5,7 @@ import io.holdfast.testkit.LoopbackPorts;
 import io.holdfast.testkit.ProxyStoreOutage;
 import io.holdfast.testkit.StoreOutage;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.TestInfo;
 
 import java.sql.SQLException;
 
@@ -14,7 +15,6 @@ import java.sql.SQLException;
  * server; the unreachable store is a loopback port nobody listens on.
  */
 class MariaDbConformanceTest extends LockConformanceSuite {
-    private static final String TABLE = TestTables.fresh();
     private static final String HOST = "127.0.0.1";
     static final int PORT = 3306;
     private static final int UNUSED_PORT = LoopbackPorts.unusedPort();
@@ -23,14 +23,28 @@ class MariaDbConformanceTest extends LockConformanceSuite {
         return "jdbc:mariadb://" + HOST + ":" + port + "/test?user=root";
     }
 
+    /** Drops the tables of the class that ran (this one or a subclass for another mode). */
     @AfterAll
-    static void dropTable() throws SQLException {
-        TestTables.drop(url(PORT), TABLE);
+    static void dropTables(TestInfo info) throws SQLException {
+        String table = TestTables.of(info.getTestClass().orElseThrow());
+        TestTables.drop(url(PORT), table);
+        TestTables.drop(url(PORT), table + "_row_locks");
     }
 
-    /** Holdfast's parameters of this class's clients: the table, and the mode if not the default. */
-    String params() {
-        return "&table=" + TABLE;
+    /** The JDBC backend's mode under test: {@code table} here; subclasses run {@code native} and {@code row}. */
+    String mode() {
+        return "table";
+    }
+
+    /** Holdfast's parameters of this class's clients: its own table, and the mode if not the default. */
+    private String params() {
+        return "&table=" + TestTables.of(getClass()) + (mode().equals("table") ? "" : "&mode=" + mode());
+    }
+
+    /** The native and row modes' locks belong to the holding client's database session. */
+    @Override
+    protected boolean releasedOnlyByTheHoldingClient() {
+        return !mode().equals("table");
     }
 
     @Override

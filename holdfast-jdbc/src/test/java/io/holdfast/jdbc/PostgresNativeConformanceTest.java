@@ -1,28 +1,9 @@
 package io.holdfast.jdbc;
 
-import org.junit.jupiter.api.AfterAll;
-
-import java.sql.SQLException;
-
-/**
- * The conformance suite on the PostgreSQL server of {@link PostgresConformanceTest} in session-lock mode ({@code mode=native}),
- * in tables of this class, dropped afterwards.
- */
+/** The conformance suite on the server of {@link PostgresConformanceTest} in session-lock mode ({@code mode=native}), in tables of its own. */
 class PostgresNativeConformanceTest extends PostgresConformanceTest {
-    private static final String NATIVE_TABLE = TestTables.fresh();
-
-    @AfterAll
-    static void dropNativeTables() throws SQLException {
-        TestTables.drop(url(PORT), NATIVE_TABLE);
-    }
-
     @Override
-    String params() {
-        return "&mode=native&table=" + NATIVE_TABLE;
-    }
-
-    @Override
-    protected boolean releasedOnlyByTheHoldingClient() {
-        return true;
+    String mode() {
+        return "native";
     }
 }

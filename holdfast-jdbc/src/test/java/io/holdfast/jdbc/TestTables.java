@@ -12,6 +12,13 @@ final class TestTables {
     private TestTables() {
     }
 
+    private static final java.util.Map<Class<?>, String> OF_CLASS = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** The fresh table of test class {@code c}, the same for every call of the run. */
+    static String of(Class<?> c) {
+        return OF_CLASS.computeIfAbsent(c, k -> fresh());
+    }
+
     /** A fresh table name, {@code hf_t_<random>}. */
     static String fresh() {
         return "hf_t_" + UUID.randomUUID().toString().replace("-", "").substring(0, 16).toLowerCase(Locale.ROOT);
