@@ -7,6 +7,7 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
+import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,106 +17,131 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 
 /**
- * The benchmark's command line: runs Holdfast, ShedLock and Spring Integration's JdbcLockRegistry side
- * by side on one PostgreSQL database and prints Markdown tables. See holdfast-bench/README.md.
+ * The benchmark's command line: on every store, the same shapes for Holdfast, the store's incumbents and its floor,
+ * interleaved (every library in turn within each shape, never two at once), for several rounds; prints one Markdown
+ * table set per store on stdout (progress on stderr). See holdfast-bench/README.md.
+ *
+ * <pre>java -jar holdfast-bench/target/holdfast-bench.jar</pre>
  */
-@Command(name = "holdfast-bench", mixinStandardHelpOptions = true, sortOptions = false, versionProvider = BenchMain.Versions.class,
-        description = "Holdfast vs ShedLock vs Spring Integration JdbcLockRegistry on one PostgreSQL database.")
+@Command(name = "holdfast-bench", mixinStandardHelpOptions = true, sortOptions = false,
+        description = "Holdfast vs the incumbent lock libraries vs each store's floor (a minimal lock), on every store.")
 public final class BenchMain implements Callable<Integer> {
-    private static final Settings DEFAULTS = Settings.defaults();
 
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--url", description = "PostgreSQL JDBC URL every library uses (default: ${DEFAULT-VALUE})")
-    String url = DEFAULTS.jdbcUrl();
+    @Option(names = "--stores", split = ",", description = "from postgresql,redis,zookeeper,etcd,memcached,sqlite (default: all)")
+    List<String> stores = Stores.ALL;
 
-    @Option(names = "--rows", split = ",", description = "rows to run: 1 uncontended, 2 contended hand-off, 3 many locks held (default: 1,2,3)")
-    List<Integer> rows = DEFAULTS.rows();
+    @Option(names = "--shapes", split = ",", description = "from uncontended,own-names,one-name,clients,many-held (default: all)")
+    List<String> shapes = Shape.names();
 
-    @Option(names = "--libraries", split = ",", description = "libraries, in order, from holdfast,shedlock,spring (default: all)")
-    List<String> libraries = DEFAULTS.libraries();
+    @Option(names = "--rounds", description = "times every shape runs for every library; the tables show medians (default: ${DEFAULT-VALUE})")
+    int rounds = 3;
 
-    @Option(names = "--seconds", description = "measured seconds per library in rows 1 and 2 (default: ${DEFAULT-VALUE})")
-    double seconds = DEFAULTS.measure().toMillis() / 1000.0;
+    @Option(names = "--seconds", description = "measured seconds per library, shape and round (default: ${DEFAULT-VALUE})")
+    double seconds = 3;
 
-    @Option(names = "--warmup", description = "warm-up before each measurement, e.g. 2s (default: 2s)", converter = DurationConverter.class)
-    Duration warmup = DEFAULTS.warmup();
+    @Option(names = "--warmup", description = "warm-up seconds before each measurement (default: ${DEFAULT-VALUE})")
+    double warmup = 1;
 
-    @Option(names = "--max-ops", description = "at most this many measured operations per library in rows 1 and 2 (default: ${DEFAULT-VALUE})")
-    long maxOps = DEFAULTS.maxOps();
+    @Option(names = "--own-names", description = "threads of shape 2, one client, each on its own name (default: ${DEFAULT-VALUE})")
+    int ownNames = 8;
 
-    @Option(names = "--clients", description = "client threads in row 2, each its own client instance (default: ${DEFAULT-VALUE})")
-    int clients = DEFAULTS.clients();
+    @Option(names = "--threads", split = ",", description = "thread counts of shape 3, one client on one name (default: 8,32)")
+    List<Integer> threads = List.of(8, 32);
 
-    @Option(names = "--locks", description = "locks held in row 3 (default: ${DEFAULT-VALUE})")
-    int locks = DEFAULTS.locks();
+    @Option(names = "--clients", split = ",", description = "client counts of shape 4, separate clients on one name (default: 8)")
+    List<Integer> clients = List.of(8);
 
-    @Option(names = "--hold", description = "measured holding time in row 3 (default: 10s)", converter = DurationConverter.class)
-    Duration hold = DEFAULTS.hold();
+    @Option(names = "--locks", description = "locks held in shape 5 (default: ${DEFAULT-VALUE})")
+    int locks = 1000;
 
-    @Option(names = "--lease", description = "lease of the holds in row 3, renewed every lease/3 (default: 3s)", converter = DurationConverter.class)
-    Duration lease = DEFAULTS.renewedLease();
+    @Option(names = "--lease", description = "lease of the holds in shape 5, renewed every lease/3 (default: ${DEFAULT-VALUE})")
+    String lease = "3s";
 
-    @Option(names = "--poll", description = "retry interval of the incumbents' waits: ShedLock's retry loop and Spring's idleBetweenTries (default: 10ms)",
-            converter = DurationConverter.class)
-    Duration poll = DEFAULTS.poll();
+    @Option(names = "--max-acquisitions", description = "a measurement also ends after this many acquisitions (default: ${DEFAULT-VALUE})")
+    long maxAcquisitions = 1_000_000;
 
-    @Option(names = "--output", description = "also write the Markdown to this file")
+    @Option(names = "--wait", description = "bound of each acquire's wait (default: ${DEFAULT-VALUE})")
+    String waitBound = "10s";
+
+    @Option(names = "--url", description = "PostgreSQL database (default: ${DEFAULT-VALUE})")
+    String url = "jdbc:postgresql://127.0.0.1:5432/test?user=postgres";
+
+    @Option(names = "--poll", description = "retry interval of ShedLock and the floors, and Spring JdbcLockRegistry's idleBetweenTries (default: ${DEFAULT-VALUE})")
+    String poll = "10ms";
+
+    @Option(names = "--etcd-members", description = "members of the etcd cluster the benchmark starts (default: ${DEFAULT-VALUE})")
+    int etcdMembers = 1;
+
+    @Option(names = "--output", description = "also write the Markdown here")
     Path output;
 
-    /** Runs the benchmark; exits 0 when every row of every library ran, 1 if any failed, 2 on bad options. */
+    private String[] args = new String[0];
+    private PrintStream out = System.out;
+    private PrintStream progress = System.err;
+
     public static void main(String[] args) {
-        // Pool start/stop chatter would bury the progress lines; warnings still show.
         System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", System.getProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn"));
-        System.exit(new CommandLine(new BenchMain()).execute(args));
+        java.util.logging.Logger.getLogger("io.grpc").setLevel(java.util.logging.Level.WARNING);
+        System.exit(run(args, System.out, System.err));
+    }
+
+    /** Parses {@code args} and runs; the exit status: 0 when every row ran with no overlap, 1 otherwise, 2 on bad arguments. */
+    static int run(String[] args, PrintStream out, PrintStream progress) {
+        BenchMain bench = new BenchMain();
+        bench.args = args.clone();
+        bench.out = out;
+        bench.progress = progress;
+        CommandLine cl = new CommandLine(bench);
+        cl.setOut(new java.io.PrintWriter(out, true));
+        cl.setErr(new java.io.PrintWriter(progress, true));
+        return cl.execute(args);
     }
 
     @Override
     public Integer call() throws Exception {
-        Settings settings;
+        RunSettings settings;
         try {
-            settings = new Settings(url, rows, libraries.stream().map(l -> l.toLowerCase(Locale.ROOT)).toList(), warmup,
-                    Duration.ofMillis(Math.round(seconds * 1000)), maxOps, clients, DEFAULTS.shortLease(), locks, hold, lease, poll,
-                    DEFAULTS.acquireTimeout());
+            for (String s : stores) {
+                if (!Stores.ALL.contains(s.toLowerCase(Locale.ROOT))) {
+                    throw new IllegalArgumentException("stores are " + Stores.ALL + "; got " + s);
+                }
+            }
+            settings = new RunSettings(shapes.stream().map(Shape::parse).toList(), ownNames, threads, clients, locks, Durations.parse(lease),
+                    rounds, Duration.ofMillis(Math.round(warmup * 1000)), Duration.ofMillis(Math.round(seconds * 1000)), maxAcquisitions,
+                    Durations.parse(waitBound));
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
         }
-        long start = System.nanoTime();
-        Benchmark.Report report = new Benchmark(settings).run(System.err);
-        String markdown = MarkdownReport.render(report, machine());
-        System.out.println(markdown);
-        System.err.printf("benchmark took %.0f s%n", (System.nanoTime() - start) / 1e9);
-        if (output != null) {
-            Path parent = output.toAbsolutePath().getParent();
-            if (parent != null) {
-                Files.createDirectories(parent);
+        Runner runner = new Runner(settings);
+        Stores.Options options = new Stores.Options(url, Durations.parse(poll), etcdMembers);
+        String commandLine = ("java -jar holdfast-bench/target/holdfast-bench.jar " + String.join(" ", args)).trim();
+        StringBuilder md = new StringBuilder("## Every store: Holdfast, the incumbents and the floor\n\n");
+        boolean allGood = true;
+        long started = System.nanoTime();
+        for (String name : stores) {
+            String load = Report.loadAverage();
+            String startedAt = Report.now();
+            progress.println("starting " + name);
+            String table;
+            try (RunningStore store = Stores.start(name.toLowerCase(Locale.ROOT), options)) {
+                List<Runner.Row> rows = runner.run(store, progress::println);
+                table = Report.render(store, settings, commandLine, load, startedAt, rows);
+                allGood &= rows.stream().noneMatch(Runner.Row::failed);
+            } catch (Exception e) {
+                table = "### " + name + ": failed to start or stop: " + e + "\n\n";
+                allGood = false;
             }
-            Files.writeString(output, markdown, StandardCharsets.UTF_8);
+            out.print(table);
+            out.flush();
+            md.append(table);
         }
-        return report.anyFailed() ? 1 : 0;
-    }
-
-    static String machine() {
-        return Runtime.getRuntime().availableProcessors() + " cores, " + System.getProperty("os.name") + " "
-                + System.getProperty("os.arch") + ", Java " + System.getProperty("java.version") + " ("
-                + System.getProperty("java.vm.name") + ")";
-    }
-
-    /** The benchmarked versions, for {@code --version}. */
-    static final class Versions implements CommandLine.IVersionProvider {
-        @Override
-        public String[] getVersion() {
-            return new String[] {"holdfast-bench " + Contender.version("holdfast"), "ShedLock " + Contender.version("shedlock"),
-                    "Spring Integration " + Contender.version("spring-integration")};
+        progress.printf(Locale.ROOT, "took %.0f s%n", (System.nanoTime() - started) / 1e9);
+        if (output != null) {
+            Files.writeString(output, md.toString(), StandardCharsets.UTF_8);
         }
-    }
-
-    /** Reads durations as Holdfast does: {@code 500ms}, {@code 10s}, {@code 5m}, or ISO-8601. */
-    static final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
-        @Override
-        public Duration convert(String value) {
-            return Durations.parse(value);
-        }
+        return allGood ? 0 : 1;
     }
 }

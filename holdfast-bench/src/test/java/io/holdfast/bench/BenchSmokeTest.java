@@ -1,141 +1,241 @@
 package io.holdfast.bench;
 
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.ResultSet;
-import java.sql.Statement;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Runs every row of the benchmark for every library for a handful of iterations against the real
- * PostgreSQL at 127.0.0.1:5432 and checks the results are sane. No speed is asserted: speed is what
- * the benchmark reports, not what the tests check.
+ * Runs every shape for every store and library (floors included) with tiny settings against real servers and checks
+ * the numbers are sane: acquisitions counted, never two holders at once, threads and rounds interleaved, server
+ * counters read, every lock of shape 5 still held after its lease through renewal. Asserts no speed.
  */
 class BenchSmokeTest {
-    private static final int MAX_OPS = 20;
-    private static final int CLIENTS = 3;
-    private static final int LOCKS = 20;
+    private static final RunSettings TINY = new RunSettings(List.of(Shape.values()), 3, List.of(4), List.of(3), 20, Duration.ofMillis(1500),
+            1, Duration.ofMillis(100), Duration.ofMillis(500), 5_000, Duration.ofSeconds(10));
+    private static final Stores.Options OPTIONS = new Stores.Options("jdbc:postgresql://127.0.0.1:5432/test?user=postgres",
+            Duration.ofMillis(10), 1);
 
-    private static Benchmark.Report report;
-    private static String progress;
-
-    @BeforeAll
-    static void runTinyBenchmark() throws Exception {
-        Settings settings = new Settings(Settings.DEFAULT_URL, List.of(1, 2, 3), Settings.ALL_LIBRARIES, Duration.ZERO,
-                Duration.ofMillis(300), MAX_OPS, CLIENTS, Duration.ofSeconds(30), LOCKS, Duration.ofSeconds(2),
-                Duration.ofMillis(1500), Duration.ofMillis(10), Duration.ofSeconds(30));
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        try (PrintStream ps = new PrintStream(out, true, StandardCharsets.UTF_8)) {
-            report = new Benchmark(settings).run(ps);
-        }
-        progress = out.toString(StandardCharsets.UTF_8);
-    }
-
-    @Test
-    void everyRowRanForEveryLibraryWithoutFailure() {
-        assertThat(report.anyFailed()).as("progress:%n%s", progress).isFalse();
-        assertThat(report.uncontended()).hasSize(3);
-        assertThat(report.contended()).hasSize(3);
-        assertThat(report.manyHeld()).hasSize(3);
-        assertThat(report.uncontended()).extracting(Benchmark.Outcome::library)
-                .anySatisfy(l -> assertThat(l).startsWith("Holdfast"))
-                .anySatisfy(l -> assertThat(l).startsWith("ShedLock"))
-                .anySatisfy(l -> assertThat(l).startsWith("Spring Integration"));
-    }
-
-    @Test
-    void uncontendedRowCountsOperationsAndTheirRoundTrips() {
-        for (Benchmark.Outcome<Benchmark.Uncontended> o : report.uncontended()) {
-            Benchmark.Uncontended r = o.result();
-            assertThat(r.ops()).as(o.library()).isBetween(1L, (long) MAX_OPS);
-            assertThat(r.latency().getTotalCount()).as(o.library()).isEqualTo(r.ops());
-            // An acquire and a release each reach the server at least once.
-            assertThat(r.roundTrips()).as(o.library()).isGreaterThanOrEqualTo(2 * r.ops());
-            assertThat(r.opsPerSecond()).as(o.library()).isPositive();
-            assertThat(r.nanosInJdbc()).as(o.library()).isPositive();
-        }
-    }
-
-    @Test
-    void contendedRowHandsTheLockOverWithoutOverlap() {
-        for (Benchmark.Outcome<Benchmark.Contended> o : report.contended()) {
-            Benchmark.Contended r = o.result();
-            assertThat(r.clients()).isEqualTo(CLIENTS);
-            assertThat(r.acquisitions()).as(o.library()).isPositive();
-            assertThat(r.waitTime().getTotalCount()).as(o.library()).isEqualTo(r.acquisitions());
-            assertThat(r.handoffs()).as(o.library()).isBetween(0L, r.acquisitions());
-            assertThat(r.overlaps()).as(o.library()).isZero();
-            assertThat(r.roundTrips()).as(o.library()).isPositive();
-        }
-    }
-
-    @Test
-    void manyLocksRowKeepsEveryLockAliveThroughRenewal() {
-        for (Benchmark.Outcome<Benchmark.ManyHeld> o : report.manyHeld()) {
-            Benchmark.ManyHeld r = o.result();
-            // Counted at least 2 s after the last acquire: without renewal every 1.5 s lease would have lapsed.
-            assertThat(r.heldAtEnd()).as(o.library()).isEqualTo(LOCKS);
-            assertThat(r.renewalFailures()).as(o.library()).isZero();
-            assertThat(r.roundTrips()).as(o.library()).isPositive();
-            assertThat(r.nanosInJdbc()).as(o.library()).isPositive();
-            assertThat(r.seconds()).as(o.library()).isGreaterThanOrEqualTo(2.0);
-        }
-    }
-
-    @Test
-    void everyLockIsReleasedAfterTheRun() throws Exception {
-        try (Connection c = DriverManager.getConnection(Settings.DEFAULT_URL)) {
-            for (Contender contender : report.contenders().values()) {
-                assertThat(contender.countHeld(c, Duration.ofMillis(1500))).as(contender.name()).isZero();
+    @ParameterizedTest
+    @ValueSource(strings = {"postgresql", "redis", "zookeeper", "etcd", "memcached", "sqlite"})
+    @Timeout(value = 300, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void everyShapeRunsForEveryLibraryWithoutOverlap(String storeName) throws Exception {
+        List<String> progress = new ArrayList<>();
+        try (RunningStore store = Stores.start(storeName, OPTIONS)) {
+            List<Runner.Row> rows = new Runner(TINY).run(store, line -> {
+                progress.add(line);
+                System.out.println(line);
+            });
+            List<LockLibrary> libraries = store.libraries();
+            assertThat(libraries.get(0).name()).startsWith("Holdfast");
+            assertThat(libraries.get(libraries.size() - 1).name()).contains("floor");
+            long renewing = libraries.stream().filter(l -> l.renewal() != LockLibrary.Renewal.NONE).count();
+            assertThat(rows).as("progress: %s", progress).hasSize(4 * libraries.size() + (store.manyHeld() ? (int) renewing : 0));
+            // Interleaved: within each shape every library in turn, in the store's order.
+            for (int i = 0; i < 4 * libraries.size(); i++) {
+                assertThat(rows.get(i).c().shape()).isEqualTo(TINY.cases().get(i / libraries.size()).shape());
+                assertThat(rows.get(i).library()).isEqualTo(libraries.get(i % libraries.size()).name());
             }
-        }
-    }
-
-    @Test
-    void markdownHasATableRowPerLibraryAndNoFailure() {
-        String markdown = MarkdownReport.render(report, BenchMain.machine());
-        assertThat(markdown).contains("### 1. Uncontended", "### 2. Contended hand-off (3 clients", "### 3. Many locks held (20 locks")
-                .doesNotContain("failed:");
-        assertThat(markdown.lines().filter(l -> l.startsWith("| Holdfast"))).hasSize(3);
-        assertThat(markdown.lines().filter(l -> l.startsWith("| ShedLock"))).hasSize(3);
-        assertThat(markdown.lines().filter(l -> l.startsWith("| Spring Integration"))).hasSize(3);
-    }
-
-    @Test
-    void counterCountsEachStatementAndCommitOnce() throws Exception {
-        JdbcCounter.install();
-        try (Connection c = DriverManager.getConnection(Settings.DEFAULT_URL)) {
-            JdbcCounter.Snapshot before = JdbcCounter.snapshot();
-            try (Statement st = c.createStatement()) {
-                st.execute("SELECT 1");
-                try (ResultSet rs = st.executeQuery("SELECT 2")) {
-                    assertThat(rs.next()).isTrue();
-                    assertThat(rs.getInt(1)).isEqualTo(2);
+            for (Runner.Row row : rows) {
+                String what = row.library() + ", " + row.c();
+                assertThat(row.error()).as(what).isNull();
+                assertThat(row.failed()).as(what).isFalse();
+                Map<String, Double> v = byHeader(row);
+                if (row.c().shape() == Shape.MANY_HELD) {
+                    assertThat(v.get("held at end")).as(what).isEqualTo(20.0);
+                    assertThat(v.get("renewal failures")).as(what).isZero();
+                } else {
+                    assertThat(v.getOrDefault("acquisitions/s", v.get("ops/s"))).as(what + ": acquisitions counted").isPositive();
+                    assertThat(v.getOrDefault(Runner.OVERLAPS, 0.0)).as(what).isZero();
+                    assertThat(v.getOrDefault("timed-out waits", 0.0)).as(what).isZero();
+                }
+                if (row.c().shape() == Shape.ONE_NAME) {
+                    assertThat(v.get("fewest per thread")).as(what).isBetween(0.0, v.get("most per thread"));
+                    assertThat(v.get("hand-offs/s")).as(what).isBetween(0.0, v.get("acquisitions/s"));
+                }
+                if (row.c().shape() == Shape.CLIENTS) {
+                    // Not asserted positive: without notifications (Memcached) a client that releases usually re-takes the lock.
+                    assertThat(v.get("hand-offs/s")).as(what).isBetween(0.0, v.get("acquisitions/s"));
+                }
+                for (String counter : row.c().shape() == Shape.MANY_HELD ? List.<String>of() : store.meter().names()) {
+                    // Every operation reaches the server: its counters moved (CPU may round to 0 over a short window).
+                    Double perUnit = v.entrySet().stream().filter(e -> e.getKey().startsWith(counter + " / ")).map(Map.Entry::getValue).findFirst().orElseThrow();
+                    assertThat(perUnit).as(what + ": " + counter).isGreaterThanOrEqualTo(counter.contains("µs") ? 0.0 : 0.01);
                 }
             }
-            c.setAutoCommit(false);
-            try (Statement st = c.createStatement()) {
-                st.executeUpdate("CREATE TEMP TABLE bench_counter_check (x int)");
+            String markdown = Report.render(store, TINY, "test", "0 0 0", "now", rows);
+            assertThat(markdown).startsWith("### " + store.title()).doesNotContain("failed");
+            for (LockLibrary library : libraries) {
+                assertThat(markdown.lines().filter(l -> l.contains("| " + library.name() + " |"))).as(library.name())
+                        .hasSize(store.manyHeld() && library.renewal() != LockLibrary.Renewal.NONE ? 5 : 4);
             }
-            c.commit();
-            assertThat(JdbcCounter.snapshot().minus(before).roundTrips()).isEqualTo(4);
-            assertThat(JdbcCounter.openBackendPids()).isNotEmpty();
         }
+    }
+
+    private static Map<String, Double> byHeader(Runner.Row row) {
+        Map<String, Double> m = new java.util.LinkedHashMap<>();
+        row.values().forEach((c, v) -> m.put(c.header(), v));
+        return m;
+    }
+
+    @Test
+    @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void roundsRepeatEveryShapeInTurnAndTheTableShowsTheirMedian() {
+        // A lock in this JVM: three rounds of two shapes for two libraries, in order round > shape > library.
+        RunSettings settings = new RunSettings(List.of(Shape.UNCONTENDED, Shape.ONE_NAME), 2, List.of(2), List.of(2), 1, Duration.ofSeconds(1),
+                3, Duration.ZERO, Duration.ofMillis(100), 1_000_000, Duration.ofSeconds(1));
+        RunningStore store = new RunningStore("Local", "this JVM", List.of(local("first"), local("second")), ServerMeter.NONE, false, () -> { });
+        List<Runner.Row> rows = new Runner(settings).run(store, s -> { });
+        assertThat(rows).extracting(r -> r.round() + " " + r.c().shape().option + " " + r.library()).containsExactly(
+                "1 uncontended first", "1 uncontended second", "1 one-name first", "1 one-name second",
+                "2 uncontended first", "2 uncontended second", "2 one-name first", "2 one-name second",
+                "3 uncontended first", "3 uncontended second", "3 one-name first", "3 one-name second");
+        String markdown = Report.render(store, settings, "test", "0 0 0", "now", rows);
+        double[] firstRates = rows.stream().filter(r -> r.c().shape() == Shape.UNCONTENDED && r.library().equals("first"))
+                .mapToDouble(r -> r.values().values().iterator().next()).toArray();
+        assertThat(markdown).contains("| first | " + Report.num(Column.median(firstRates), 0) + " ("
+                + Report.num(java.util.Arrays.stream(firstRates).min().orElseThrow(), 0) + "–");
+    }
+
+    @Test
+    void columnsCombineRoundsAsTheyShould() {
+        double[] rounds = {5, 1, 3, 100};
+        assertThat(Column.median("x", 0).combine(rounds)).isEqualTo(4);
+        assertThat(Column.median("x", 0).combine(new double[] {5, 1, 3})).isEqualTo(3);
+        assertThat(Column.sum("overlaps").combine(rounds)).isEqualTo(109);
+        assertThat(Column.min("held").combine(rounds)).isEqualTo(1);
+    }
+
+    @Test
+    @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void aLockerWithoutExclusionIsCaughtOverlapping() {
+        // Every acquire "succeeds" at once: 4 threads are soon inside together, and the row must say so.
+        LockLibrary broken = library("no exclusion", (name, wait) -> new Object());
+        RunSettings settings = new RunSettings(List.of(Shape.ONE_NAME), 1, List.of(4), List.of(1), 1, Duration.ofSeconds(1), 1, Duration.ZERO,
+                Duration.ofSeconds(1), 50_000_000, Duration.ofSeconds(1));
+        List<Runner.Row> rows = new Runner(settings).run(storeOf(broken), s -> { });
+        assertThat(rows).hasSize(1);
+        assertThat(rows.get(0).error()).isNull();
+        assertThat(byHeader(rows.get(0)).get(Runner.OVERLAPS)).isPositive();
+        assertThat(rows.get(0).failed()).isTrue();
+    }
+
+    @Test
+    @Timeout(value = 90, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void aThreadStuckInAcquireFailsTheRowInsteadOfHangingIt() {
+        // The shape of issue 10's deadlock: an acquire that never returns, whatever its wait.
+        CountDownLatch never = new CountDownLatch(1);
+        LockLibrary stuck = library("stuck", (name, wait) -> {
+            never.await();
+            return new Object();
+        });
+        RunSettings settings = new RunSettings(List.of(Shape.ONE_NAME), 1, List.of(2), List.of(1), 1, Duration.ofSeconds(1), 1, Duration.ZERO,
+                Duration.ofMillis(200), 10, Duration.ofSeconds(1));
+        List<Runner.Row> rows = new Runner(settings).run(storeOf(stuck), s -> { });
+        assertThat(rows).hasSize(1);
+        assertThat(rows.get(0).error()).contains("2 of 2 threads still inside acquire", "CountDownLatch.await");
+        assertThat(rows.get(0).failed()).isTrue();
+    }
+
+    @Test
+    @Timeout(value = 120, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void commandLinePrintsOneTableSetPerStoreAndWritesTheOutputFile(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("bench.md");
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int status = BenchMain.run(new String[] {"--stores", "sqlite,memcached", "--shapes", "uncontended,one-name", "--threads", "2",
+                "--rounds", "1", "--seconds", "0.3", "--warmup", "0", "--output", file.toString()},
+                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        String stdout = out.toString(StandardCharsets.UTF_8);
+        assertThat(status).as("stdout:%n%s%nstderr:%n%s", stdout, err).isZero();
+        assertThat(stdout).contains("### SQLite", "### Memcached", "load average at start", "#### 1. Uncontended", "#### 3. Threads of one client",
+                "- Command: `java -jar holdfast-bench/target/holdfast-bench.jar --stores sqlite,memcached", "Memcached commands / op")
+                .doesNotContain("failed");
+        assertThat(stdout.lines().filter(l -> l.startsWith("| 2 | "))).hasSize(4);
+        assertThat(Files.readString(file)).startsWith("## Every store").contains(stdout.trim());
+    }
+
+    @Test
+    void badArgumentsAreRefusedSayingWhatIsAllowed() {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int status = BenchMain.run(new String[] {"--shapes", "sideways"}, new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+        assertThat(status).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("shapes are [uncontended, own-names, one-name, clients, many-held]; got sideways");
     }
 
     @Test
     void springLockTableComesFromTheDdlInItsJar() {
-        String ddl = SpringIntegrationContender.lockTableDdl();
-        assertThat(ddl).startsWith("CREATE TABLE IF NOT EXISTS BENCH_INT_LOCK").contains("BENCH_INT_LOCK_PK", "CLIENT_ID", "CREATED_DATE")
-                .doesNotContain("INT_CHANNEL_MESSAGE");
+        assertThat(JdbcLibraries.springLockTableDdl()).startsWith("CREATE TABLE IF NOT EXISTS BENCH_INT_LOCK")
+                .contains("BENCH_INT_LOCK_PK", "CLIENT_ID", "CREATED_DATE").doesNotContain("INT_CHANNEL_MESSAGE");
+    }
+
+    // ------------------------------------------------------------------------------------------- test libraries
+
+    private static RunningStore storeOf(LockLibrary library) {
+        return new RunningStore("Test", "none", List.of(library), ServerMeter.NONE, false, () -> { });
+    }
+
+    /** A lock of this JVM: one java.util.concurrent lock per name, shared by every client of the library. */
+    private static LockLibrary local(String name) {
+        Map<String, java.util.concurrent.locks.ReentrantLock> locks = new java.util.concurrent.ConcurrentHashMap<>();
+        return library(name, (lockName, wait) -> {
+            java.util.concurrent.locks.ReentrantLock lock = locks.computeIfAbsent(lockName, n -> new java.util.concurrent.locks.ReentrantLock());
+            return lock.tryLock(wait.toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS) ? lock : null;
+        });
+    }
+
+    /** A test library whose every acquire runs {@code acquire}, and whose release unlocks what it returned if that is a lock. */
+    private static LockLibrary library(String name, Acquire acquire) {
+        return new LockLibrary() {
+            @Override
+            public String name() {
+                return name;
+            }
+
+            @Override
+            public String howItIsUsed() {
+                return "test";
+            }
+
+            @Override
+            public Locker open(Duration lease) {
+                return new Locker() {
+                    @Override
+                    public Object acquire(String lockName, Duration wait) throws Exception {
+                        return acquire.get(lockName, wait);
+                    }
+
+                    @Override
+                    public void release(Object held) {
+                        if (held instanceof java.util.concurrent.locks.Lock lock) {
+                            lock.unlock();
+                        }
+                    }
+
+                    @Override
+                    public void close() {
+                    }
+                };
+            }
+        };
+    }
+
+    private interface Acquire {
+        Object get(String lockName, Duration wait) throws Exception;
     }
 }

@@ -23,7 +23,8 @@ import java.util.concurrent.Callable;
  */
 @Command(name = "status", sortOptions = false,
         description = {"Shows who holds lock NAME: holder (host:pid), owner id, fencing token and the lease left "
-                + "by the store's clock. A free lock shows the last token issued.",
+                + "by the store's clock. A free lock shows the last token issued where the store keeps one "
+                + "(ZooKeeper keeps none: 0).",
                 "If NAME is a semaphore or read-write lock (its locks NAME#permit-i are held), shows the permits held "
                         + "(a read holds one, a write all) and who is acquiring (NAME#gate); for a read-write lock, its "
                         + "writer or how many read it. A leader elected for NAME (holdfast lead, holdfast.leader) shows as "

@@ -50,15 +50,16 @@ final class TortureCommand implements Callable<Integer> {
     Duration duration;
     @Option(names = "--faults", paramLabel = "LIST",
             description = "Faults to inject in turn: kill, pause, restart, partition; with --topology also leader-partition, "
-                    + "follower-partition, minority-partition, one-way-partition, leader-kill, leader-pause, slow-link (comma-separated), all or none (default: kill,pause,restart,partition; "
+                    + "follower-partition, minority-partition, one-way-partition, leader-kill, leader-pause, slow-link, leader-clock-step (Redis topologies) (comma-separated), all or none (default: kill,pause,restart,partition; "
                     + "with --topology the topology's own set, see the testkit README; a fault that cannot be injected here is skipped and the report says why).")
     String faults;
     @Option(names = "--topology", paramLabel = "NAME",
             description = "Build the store here and torture it: etcd3 (three etcd members), zk3 (a ZooKeeper ensemble of three), "
                     + "sentinel (a Redis master, a replica and three Sentinels), redlock5 (five Redis masters) "
-                    + "or rediscluster (a Redis Cluster of three masters and three replicas), "
+                    + "rediscluster (a Redis Cluster of three masters and three replicas), pg2 (a PostgreSQL primary and an asynchronous "
+                    + "streaming replica, promoted when the primary is killed) or pg2sync (the same, replication synchronous), "
                     + "every server and client process in its own network namespace, so partitions can cut any group off "
-                    + "(needs root, iproute2, nftables; etcd3 also /usr/bin/etcd, the Redis ones /usr/bin/redis-server). Replaces --uri.")
+                    + "(needs root, iproute2, nftables; etcd3 also /usr/bin/etcd, the Redis ones /usr/bin/redis-server, pg2 PostgreSQL 15). Replaces --uri.")
     String topology;
     @Option(names = "--threads", paramLabel = "N", defaultValue = "1",
             description = "Threads sharing one client in every other client process (clients 1, 3, ...; the others run one) (1 to 16; default: ${DEFAULT-VALUE}).")

@@ -2,17 +2,23 @@ package io.holdfast.testkit;
 
 import io.holdfast.Holdfast;
 import io.holdfast.StoreUnavailableException;
+import io.holdfast.spi.LockStore;
+import io.holdfast.spi.LockStoreProvider;
 import org.junit.jupiter.api.AfterEach;
 
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.Locale;
+import java.util.ServiceLoader;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.fail;
 
 /**
  * What every conformance test stands on: where the backend's store is, how to cut a client off from it,
@@ -22,6 +28,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 public abstract class ConformanceBase {
     private final Deque<AutoCloseable> toClose = new ArrayDeque<>();
     private final String run = randomSuffix();
+
+    /** How long a test waits for a lock it expects to get soon. */
+    protected static final Duration SOON = Duration.ofSeconds(20);
 
     /** A reachable store, isolated for this test class (its own file, table, key prefix...). */
     protected abstract String uri();
@@ -105,5 +114,15 @@ public abstract class ConformanceBase {
     protected static String randomSuffix() {
         return Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36).toLowerCase(Locale.ROOT)
                 + UUID.randomUUID().toString().substring(0, 4);
+    }
+
+    /** Opens the backend's {@link LockStore} for {@code uri} directly, as the core does. */
+    protected static LockStore openStore(String uri) {
+        for (LockStoreProvider provider : ServiceLoader.load(LockStoreProvider.class)) {
+            if (provider.accepts(uri)) {
+                return provider.open(uri);
+            }
+        }
+        return fail("no LockStoreProvider on the class path accepts " + uri);
     }
 }

@@ -34,7 +34,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * the whole hold). Each test is short.
  */
 public abstract class PermitConformance extends SharedClientConformance {
-    private static final Duration SOON = Duration.ofSeconds(20);
     private static final Duration LEASE = Duration.ofSeconds(2);
 
     /**

@@ -32,7 +32,6 @@ import static org.assertj.core.api.Assertions.fail;
  * leader succeeded after its lease). Each test is short: 2 s leases and a few rounds, a few seconds per backend.
  */
 public abstract class RecipeConformance extends PermitConformance {
-    private static final Duration SOON = Duration.ofSeconds(20);
     private static final Duration LEASE = Duration.ofSeconds(2);
 
     /**

@@ -3,15 +3,11 @@ package io.holdfast.torture;
 import io.holdfast.testkit.torture.Fault;
 import io.holdfast.testkit.torture.Topology;
 import io.holdfast.testkit.torture.TortureResult;
-import io.holdfast.testkit.torture.TortureSettings;
-import io.holdfast.testkit.torture.net.Network;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.nio.file.Files;
-import java.nio.file.Path;
-import java.time.Duration;
 import java.util.EnumSet;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -37,8 +33,7 @@ class ClusterTortureTest {
 
     @AfterEach
     void noNamespaceOfThisJvmIsLeft() throws Exception {
-        String mine = Network.PREFIX + ProcessHandle.current().pid() + "-";
-        assertThat(Network.namespaces()).as("namespaces left behind").noneMatch(ns -> ns.startsWith(mine));
+        TortureRuns.assertNoNamespaceOfThisJvmIsLeft();
     }
 
     @Test
@@ -52,19 +47,7 @@ class ClusterTortureTest {
     }
 
     static TortureResult run(Topology topology) throws Exception {
-        String why = topology.whyUnavailable();
-        assertThat(why).as("the " + topology.label() + " topology needs root, iproute2, nftables and its servers: run scripts/services").isNull();
-        Path dir = Path.of("target", "torture", topology.label());
-        Files.createDirectories(dir);
-        TortureSettings settings = TortureSettings.builder(topology)
-                .clients(TortureRuns.CI_CLIENTS).threads(3)
-                .clockSkew(2, TortureRuns.SKEW).clockSkew(3, TortureRuns.SKEW.negated())
-                .duration(Duration.ofSeconds(Long.getLong("holdfast.torture.seconds", 20)))
-                .faults(FAULTS)
-                .lease(Duration.ofSeconds(2)).think(Duration.ofMillis(60)).acquireWait(Duration.ofSeconds(5))
-                .seed(topology.label().hashCode())
-                .reportDir(dir).build();
-        return TortureRuns.run(settings, null);
+        return TortureRuns.run(TortureRuns.topology(topology, FAULTS).build(), null);
     }
 
     static void check(TortureResult r) throws Exception {

@@ -4,14 +4,11 @@ import io.holdfast.testkit.torture.Fault;
 import io.holdfast.testkit.torture.Topology;
 import io.holdfast.testkit.torture.TortureResult;
 import io.holdfast.testkit.torture.TortureResult.FaultWindow;
-import io.holdfast.testkit.torture.TortureSettings;
-import io.holdfast.testkit.torture.net.Network;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.Set;
@@ -23,12 +20,14 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The torture run on Redis topologies, each server and each client process in its own network namespace.
  * <ul>
  * <li>Sentinel (master, replica, 3 Sentinels, no persistence): the master cut off (the Sentinels promote
- * the replica), killed (it comes back empty), frozen. Replication is asynchronous, so a second holder is a
+ * the replica), killed (it comes back empty), frozen, its clock stepped two leases ahead while the holder works
+ * (every key on it expires at once: a second holder is the limit the README documents for a stepped clock). Replication is asynchronous, so a second holder is a
  * limit holdfast-redis's README documents ("What exclusion means here"): as for the single Redis server,
  * this test asserts what fencing guarantees, and the report says what the lock let through.</li>
  * <li>Redis Cluster (3 masters, 3 replicas): the same faults on the master of the lock's slot, the same
  * documented limit, the same assertions.</li>
- * <li>Redlock over 5 masters: the holder cut off from 2 masters, one master killed, one frozen. A minority is
+ * <li>Redlock over 5 masters: the holder cut off from 2 masters, one master killed, one frozen, one's clock stepped
+ * two leases ahead (its keys expire at once). A minority is
  * affected each time, so no two valid holds may overlap. And the holder cut off from all 5 one way only (deaf:
  * its renewals land, the answers are lost; mute: nothing it sends lands) while it works on: it must know its hold
  * invalid before another client can be granted the lock. The killed master comes back empty only after the
@@ -44,9 +43,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @Timeout(value = 6, unit = TimeUnit.MINUTES)
 class RedisTopologyTortureTest {
-    static final Set<Fault> SENTINEL_FAULTS = EnumSet.of(Fault.LEADER_PARTITION, Fault.LEADER_KILL, Fault.LEADER_PAUSE, Fault.PAUSE);
+    static final Set<Fault> SENTINEL_FAULTS = EnumSet.of(Fault.LEADER_PARTITION, Fault.LEADER_KILL, Fault.LEADER_PAUSE, Fault.PAUSE,
+            Fault.LEADER_CLOCK_STEP);
     static final Set<Fault> REDLOCK_FAULTS = EnumSet.of(Fault.MINORITY_PARTITION, Fault.ONE_WAY_PARTITION, Fault.LEADER_KILL, Fault.LEADER_PAUSE,
-            Fault.PAUSE);
+            Fault.PAUSE, Fault.LEADER_CLOCK_STEP);
     /** The runs' lease. */
     static final Duration LEASE = Duration.ofSeconds(2);
     /** A killed Redlock master stays down past every lease it granted (delayed restart). */
@@ -54,8 +54,7 @@ class RedisTopologyTortureTest {
 
     @AfterEach
     void noNamespaceOfThisJvmIsLeft() throws Exception {
-        String mine = Network.PREFIX + ProcessHandle.current().pid() + "-";
-        assertThat(Network.namespaces()).as("namespaces left behind").noneMatch(ns -> ns.startsWith(mine));
+        TortureRuns.assertNoNamespaceOfThisJvmIsLeft();
     }
 
     @Test
@@ -64,6 +63,7 @@ class RedisTopologyTortureTest {
         TortureRuns.assertFencedCounterExactUnderEveryFault(r, SENTINEL_FAULTS);
         TortureRuns.assertSkewedClientsTookPart(r);
         assertThat(aimedAt(r, Fault.LEADER_PARTITION)).as("the leader partition cut off the master the Sentinels named").matches("server s[12] \\(master\\)");
+        assertThat(aimedAt(r, Fault.LEADER_CLOCK_STEP)).as("the clock step hit the master the Sentinels named").matches("server s[12] \\(master\\)");
         String sentinelLog = Files.readString(r.textReport().resolveSibling("servers").resolve("sen1.log"));
         assertThat(sentinelLog).as("the Sentinels failed over at least once (sen1.log)").contains("+switch-master " + "holdfast");
     }
@@ -92,6 +92,7 @@ class RedisTopologyTortureTest {
         assertThat(faults).as("faults.tsv: the minority partition cut one client off from s4 and s5 only").containsPattern("\tc\\d \\| s4,s5\n");
         TortureRuns.assertOneWayPartitionCutAClientFromEveryServer(r, "s1,s2,s3,s4,s5");
         TortureRuns.assertTimelineOutlinesCutOffLanes(r, 2); // the minority and the one-way partitions
+        assertThat(aimedAt(r, Fault.LEADER_CLOCK_STEP)).as("the clock step hit one master, s1 while it lives").matches("server s\\d \\(one master of 5\\)");
     }
 
     private static String aimedAt(TortureResult r, Fault f) {
@@ -99,19 +100,6 @@ class RedisTopologyTortureTest {
     }
 
     static TortureResult run(Topology topology, Set<Fault> faults, Duration restartDowntime) throws Exception {
-        String why = topology.whyUnavailable();
-        assertThat(why).as("the " + topology.label() + " topology needs root, iproute2, nftables and redis-server: run scripts/services").isNull();
-        Path dir = Path.of("target", "torture", topology.label());
-        Files.createDirectories(dir);
-        TortureSettings settings = TortureSettings.builder(topology)
-                .clients(TortureRuns.CI_CLIENTS).threads(3)
-                .clockSkew(2, TortureRuns.SKEW).clockSkew(3, TortureRuns.SKEW.negated())
-                .duration(Duration.ofSeconds(Long.getLong("holdfast.torture.seconds", 20)))
-                .faults(faults)
-                .lease(LEASE).think(Duration.ofMillis(60)).acquireWait(Duration.ofSeconds(5))
-                .restartDowntime(restartDowntime)
-                .seed(topology.label().hashCode())
-                .reportDir(dir).build();
-        return TortureRuns.run(settings, null);
+        return TortureRuns.run(TortureRuns.topology(topology, faults).restartDowntime(restartDowntime).build(), null);
     }
 }

@@ -2,6 +2,7 @@ package io.holdfast.torture;
 
 import io.holdfast.testkit.torture.Fault;
 import io.holdfast.testkit.torture.StoreControl;
+import io.holdfast.testkit.torture.Topology;
 import io.holdfast.testkit.torture.TortureResult;
 import io.holdfast.testkit.torture.TortureResult.FaultWindow;
 import io.holdfast.testkit.torture.TortureResult.RegisterOutcome;
@@ -53,6 +54,26 @@ final class TortureRuns {
     }
 
     /**
+     * A topology's CI run: {@link #CI_CLIENTS} clients (1 and 3 with three threads), client 2's wall clock {@link #SKEW}
+     * ahead and client 3's behind, 20 s (or {@code -Dholdfast.torture.seconds}), 2 s leases; reports in
+     * {@code target/torture/LABEL/}.
+     */
+    static TortureSettings.Builder topology(Topology topology, Set<Fault> faults) throws IOException {
+        String why = topology.whyUnavailable();
+        assertThat(why).as("the " + topology.label() + " topology needs root, iproute2, nftables and its servers: run scripts/services").isNull();
+        Path dir = Path.of("target", "torture", topology.label());
+        Files.createDirectories(dir);
+        return TortureSettings.builder(topology)
+                .clients(CI_CLIENTS).threads(3)
+                .clockSkew(2, SKEW).clockSkew(3, SKEW.negated())
+                .duration(Duration.ofSeconds(Long.getLong("holdfast.torture.seconds", 20)))
+                .faults(faults)
+                .lease(Duration.ofSeconds(2)).think(Duration.ofMillis(60)).acquireWait(Duration.ofSeconds(5))
+                .seed(topology.label().hashCode())
+                .reportDir(dir);
+    }
+
+    /**
      * Runs the torture, failing if it has not finished within its duration plus 4 minutes (client start-up,
      * the last fault, the stop and the check all fit in that many times over).
      */
@@ -96,6 +117,12 @@ final class TortureRuns {
         String text = Files.readString(r.textReport());
         assertThat(text).contains("Verdict:").contains("with the fencing guard: 0 lost updates");
         assertThat(Files.readString(r.htmlReport())).contains("<svg id=\"timeline\"").contains("class=\"hold hold-");
+    }
+
+    /** Every network namespace this JVM made is gone (a topology run tears down what it built, even on failure). */
+    static void assertNoNamespaceOfThisJvmIsLeft() throws IOException {
+        String mine = io.holdfast.testkit.torture.net.Network.PREFIX + ProcessHandle.current().pid() + "-";
+        assertThat(io.holdfast.testkit.torture.net.Network.namespaces()).as("namespaces left behind").noneMatch(ns -> ns.startsWith(mine));
     }
 
     /** On a linearizable store: no two valid holds ever overlapped, and tokens kept real-time order. */

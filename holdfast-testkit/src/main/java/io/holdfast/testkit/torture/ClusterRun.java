@@ -177,34 +177,10 @@ final class ClusterRun implements AutoCloseable {
     FaultWindow oneWayPartition() throws Exception {
         boolean deaf = Math.floorMod(settings.seed() + oneWayPartitions++, 2) == 0; // in turn, the seed says which comes first
         Duration length = runner.pauseLength();
-        ClientProcess target = null;
-        long token = 0;
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (token == 0 && System.nanoTime() - deadline < 0) {
-            for (ClientProcess p : runner.liveClients()) {
-                if (p.inPauseOfAtLeast(10)) {
-                    token = p.linger(length.plus(settings.lease()).toMillis(), Duration.ofMillis(500));
-                    if (token != 0) {
-                        target = p;
-                        break;
-                    }
-                }
-            }
-            Thread.sleep(1);
-        }
-        boolean lingering = target != null;
-        if (target == null) {
-            List<ClientProcess> live = runner.liveClients();
-            if (live.isEmpty()) {
-                throw new IllegalStateException("no live client to cut off one way");
-            }
-            target = live.stream().filter(p -> p.holding() != 0).findFirst().orElse(live.get(0));
-            token = target.holding();
-        }
-        Network.Member client = clientMembers.get(target.client - 1);
-        String who = lingering ? "the holder (lingering in its critical section, checking its hold)" : token != 0 ? "the holder" : "a client";
-        String what = deaf ? who + " deaf to every server (their packets to it dropped; what it sends still arrives)"
-                : who + " mute to every server (its packets to them dropped; it still hears them)";
+        Holder h = lingeringHolder(length, "cut off one way");
+        Network.Member client = clientMembers.get(h.process().client - 1);
+        String what = deaf ? h.who() + " deaf to every server (their packets to it dropped; what it sends still arrives)"
+                : h.who() + " mute to every server (its packets to them dropped; it still hears them)";
         long start = Event.now();
         Partition p;
         try {
@@ -213,8 +189,65 @@ final class ClusterRun implements AutoCloseable {
         } finally {
             network.heal();
         }
-        return new FaultWindow(Fault.ONE_WAY_PARTITION, start, Event.now(), "client " + target.client, token,
+        return new FaultWindow(Fault.ONE_WAY_PARTITION, start, Event.now(), "client " + h.process().client, h.token(),
                 what + " for " + Durations.format(length) + ", then healed", null, p.sides());
+    }
+
+    /**
+     * Steps the leader's wall clock two leases ahead while the holder lingers (found as for the one-way
+     * partition), for 1.5 leases plus half a second, then sets it honest again.
+     */
+    FaultWindow leaderClockStep() throws Exception {
+        Duration length = runner.pauseLength();
+        Duration step = settings.lease().multipliedBy(2);
+        Network.Member leader = leader();
+        Holder h = lingeringHolder(length, "whose server's clock is stepped");
+        long start = Event.now();
+        try {
+            cluster.stepClock(leader, step);
+            runner.sleepFor(length);
+        } finally {
+            cluster.stepClock(leader, Duration.ZERO);
+        }
+        return new FaultWindow(Fault.LEADER_CLOCK_STEP, start, Event.now(), "server " + leader.name() + " (" + cluster.leaderRole() + ")", h.token(),
+                "its wall clock stepped " + Durations.format(step) + " ahead while " + h.who() + " was client " + h.process().client
+                        + ", for " + Durations.format(length) + ", then set honest again", null);
+    }
+
+    String whyClocksCannotStep() {
+        return cluster.whyClocksCannotStep();
+    }
+
+    /** The client a fault aims at, the token it held then (0: none), and how to name it in the report. */
+    private record Holder(ClientProcess process, long token, String who) {
+    }
+
+    /**
+     * A holder between its read and its write, asked to linger in its critical section for {@code length}
+     * plus a lease, checking its hold every 100 ms, so that a hold still saying valid after the store freed the
+     * lock is in the history: waits up to 10 s for one (a cluster that has just been through a fault may grant
+     * nothing for seconds); else the holder as it is, else any live client.
+     */
+    private Holder lingeringHolder(Duration length, String purpose) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (System.nanoTime() - deadline < 0) {
+            for (ClientProcess p : runner.liveClients()) {
+                if (p.inPauseOfAtLeast(10)) {
+                    long token = p.linger(length.plus(settings.lease()).toMillis(), Duration.ofMillis(500));
+                    if (token != 0) {
+                        return new Holder(p, token, "the holder (lingering in its critical section, checking its hold)");
+                    }
+                }
+            }
+            Thread.sleep(1);
+        }
+        List<ClientProcess> live = runner.liveClients();
+        if (live.isEmpty()) {
+            throw new IllegalStateException("no live client to aim at (a client " + purpose + ")");
+        }
+        ClientProcess p = live.stream().filter(c -> c.holding() != 0).findFirst().orElse(live.get(0));
+        long token = p.holding();
+        return new Holder(p, token, token != 0 ? "the holder" : "a client");
     }
 
     private List<Network.Member> others(Network.Member... excluded) {
@@ -258,18 +291,30 @@ final class ClusterRun implements AutoCloseable {
                 null, p.sides());
     }
 
-    /** SIGKILLs the leader, and starts it again on its data after the restart downtime. */
+    /**
+     * SIGKILLs the leader (after what the cluster does first: a PostgreSQL standby is cut off from it for a lease),
+     * lets the cluster fail over, and starts it again after the restart downtime.
+     */
     FaultWindow leaderKill() throws Exception {
         Network.Member leader = leader();
-        long token = runner.holderToken();
-        long pid = cluster.pid(leader);
         long start = Event.now();
-        cluster.kill(leader);
+        String before;
+        long token;
+        long pid;
+        try {
+            before = cluster.beforeLeaderKill(leader, settings.lease());
+            token = runner.holderToken();
+            pid = cluster.pid(leader);
+            cluster.kill(leader);
+        } finally {
+            network.heal();
+        }
+        String failOver = cluster.failOver(leader);
         Thread.sleep(settings.restartDowntime().toMillis());
         cluster.restart(leader);
         return new FaultWindow(Fault.LEADER_KILL, start, Event.now(), "server " + leader.name() + " (" + cluster.leaderRole() + ")", token,
-                "SIGKILL pid " + pid + ", down " + Durations.format(settings.restartDowntime()) + ", started again " + (cluster.keepsData() ? "on its data" : "empty (no persistence)") + " (pid "
-                        + cluster.pid(leader) + ")", null);
+                (before.isEmpty() ? "" : before + ", then ") + "SIGKILL pid " + pid + (failOver.isEmpty() ? "" : ", " + failOver) + ", down " + Durations.format(settings.restartDowntime())
+                        + ", started again " + cluster.restartedAs() + " (pid " + cluster.pid(leader) + ")", null);
     }
 
     /** SIGSTOPs the leader for 1.5 leases plus half a second, then SIGCONT. */

@@ -46,13 +46,23 @@ public enum Fault {
     /** Topology: SIGSTOP the current leader for longer than the lease, then SIGCONT. */
     LEADER_PAUSE,
     /** Topology: a slow, lossy link on the leader ({@code tc netem}, or random loss where the kernel has no netem). */
-    SLOW_LINK;
+    SLOW_LINK,
+    /**
+     * Redis topologies: step the leader's wall clock (the Sentinels' master, the master of the lock's slot,
+     * Redlock's {@code s1}) two leases ahead while the holder lingers in its critical section, checking its
+     * hold; every key the server holds expires at once, as after an NTP step or a VM resumed. After 1.5
+     * leases plus half a second the clock is set honest again.
+     */
+    LEADER_CLOCK_STEP;
 
     /** The faults that need only one server: kill, pause, restart, partition. */
     public static final Set<Fault> SINGLE_SERVER = Collections.unmodifiableSet(EnumSet.of(KILL, PAUSE, RESTART, PARTITION));
 
-    /** The faults of a cluster topology: every fault but the store restart (leader-kill restarts one server). */
-    public static final Set<Fault> CLUSTER = Collections.unmodifiableSet(EnumSet.complementOf(EnumSet.of(RESTART)));
+    /**
+     * The faults of any cluster topology: every fault but the store restart (leader-kill restarts one server)
+     * and the clock step (Redis topologies only).
+     */
+    public static final Set<Fault> CLUSTER = Collections.unmodifiableSet(EnumSet.complementOf(EnumSet.of(RESTART, LEADER_CLOCK_STEP)));
 
     /** The name as written on the command line ({@code kill}, {@code leader-partition}, ...). */
     public String label() {

@@ -33,7 +33,7 @@ final class HtmlReport {
             Map.entry(Fault.RESTART, "#1e88e5"), Map.entry(Fault.PARTITION, "#fb8c00"), Map.entry(Fault.LEADER_PARTITION, "#f4511e"),
             Map.entry(Fault.FOLLOWER_PARTITION, "#c62828"), Map.entry(Fault.MINORITY_PARTITION, "#ef6c00"),
             Map.entry(Fault.ONE_WAY_PARTITION, "#d81b60"), Map.entry(Fault.LEADER_KILL, "#3949ab"), Map.entry(Fault.LEADER_PAUSE, "#00897b"),
-            Map.entry(Fault.SLOW_LINK, "#6d4c41"));
+            Map.entry(Fault.SLOW_LINK, "#6d4c41"), Map.entry(Fault.LEADER_CLOCK_STEP, "#558b2f"));
 
     private HtmlReport() {
     }

@@ -3,6 +3,7 @@ package io.holdfast.testkit.torture;
 import io.holdfast.testkit.torture.net.Cluster;
 import io.holdfast.testkit.torture.net.EtcdCluster;
 import io.holdfast.testkit.torture.net.Network;
+import io.holdfast.testkit.torture.net.PostgresReplicas;
 import io.holdfast.testkit.torture.net.RedisClusterNodes;
 import io.holdfast.testkit.torture.net.RedisSentinelGroup;
 import io.holdfast.testkit.torture.net.RedlockMasters;
@@ -25,7 +26,11 @@ public enum Topology {
     /** Redlock over five independent Redis masters ({@code redlock://}). */
     REDLOCK5("redlock5"),
     /** A Redis Cluster of three masters and three replicas ({@code redis-cluster://}). */
-    REDIS_CLUSTER("rediscluster");
+    REDIS_CLUSTER("rediscluster"),
+    /** A PostgreSQL primary and an asynchronous streaming replica, promoted by the harness ({@code jdbc:postgresql://a,b/...?targetServerType=primary}). */
+    PG2("pg2"),
+    /** As {@link #PG2}, with synchronous replication ({@code synchronous_standby_names = '*'}). */
+    PG2_SYNC("pg2sync");
 
     private final String label;
 
@@ -33,13 +38,13 @@ public enum Topology {
         this.label = label;
     }
 
-    /** The name as written on the command line: {@code etcd3}, {@code zk3}, {@code sentinel}, {@code redlock5}, {@code rediscluster}. */
+    /** The name as written on the command line: {@code etcd3}, {@code zk3}, {@code sentinel}, {@code redlock5}, {@code rediscluster}, {@code pg2}, {@code pg2sync}. */
     public String label() {
         return label;
     }
 
     /**
-     * Reads {@code etcd3}, {@code zk3}, {@code sentinel}, {@code redlock5} or {@code rediscluster}.
+     * Reads {@code etcd3}, {@code zk3}, {@code sentinel}, {@code redlock5}, {@code rediscluster}, {@code pg2} or {@code pg2sync}.
      *
      * @throws IllegalArgumentException naming the allowed words, for anything else
      */
@@ -56,15 +61,18 @@ public enum Topology {
     /**
      * The faults a run injects unless told otherwise: on etcd and ZooKeeper {@link Fault#CLUSTER}; on
      * Sentinel and Redis Cluster those without a follower to aim at; on Redlock the minority partition, one master killed or
-     * paused, and the client faults.
+     * paused, and the client faults; on the three Redis topologies also the leader's clock stepped ahead; on
+     * PostgreSQL the client faults, the primary cut off, and the primary killed (the standby promoted).
      */
     public java.util.Set<Fault> defaultFaults() {
         return switch (this) {
             case ETCD3, ZK3 -> Fault.CLUSTER;
             case REDIS_SENTINEL, REDIS_CLUSTER -> java.util.Collections.unmodifiableSet(java.util.EnumSet.of(Fault.KILL, Fault.PAUSE, Fault.PARTITION,
-                    Fault.ONE_WAY_PARTITION, Fault.LEADER_PARTITION, Fault.LEADER_KILL, Fault.LEADER_PAUSE, Fault.SLOW_LINK));
+                    Fault.ONE_WAY_PARTITION, Fault.LEADER_PARTITION, Fault.LEADER_KILL, Fault.LEADER_PAUSE, Fault.SLOW_LINK, Fault.LEADER_CLOCK_STEP));
             case REDLOCK5 -> java.util.Collections.unmodifiableSet(java.util.EnumSet.of(Fault.KILL, Fault.PAUSE, Fault.PARTITION,
-                    Fault.ONE_WAY_PARTITION, Fault.MINORITY_PARTITION, Fault.LEADER_KILL, Fault.LEADER_PAUSE, Fault.SLOW_LINK));
+                    Fault.ONE_WAY_PARTITION, Fault.MINORITY_PARTITION, Fault.LEADER_KILL, Fault.LEADER_PAUSE, Fault.SLOW_LINK, Fault.LEADER_CLOCK_STEP));
+            case PG2, PG2_SYNC -> java.util.Collections.unmodifiableSet(java.util.EnumSet.of(Fault.KILL, Fault.PAUSE, Fault.PARTITION,
+                    Fault.LEADER_PARTITION, Fault.LEADER_KILL));
         };
     }
 
@@ -81,6 +89,7 @@ public enum Topology {
             case REDIS_SENTINEL -> RedisSentinelGroup.whyUnavailable();
             case REDLOCK5 -> RedlockMasters.whyUnavailable();
             case REDIS_CLUSTER -> RedisClusterNodes.whyUnavailable();
+            case PG2, PG2_SYNC -> PostgresReplicas.whyUnavailable();
         };
     }
 
@@ -91,6 +100,8 @@ public enum Topology {
             case REDIS_SENTINEL -> new RedisSentinelGroup(network, dir);
             case REDLOCK5 -> new RedlockMasters(network, dir);
             case REDIS_CLUSTER -> new RedisClusterNodes(network, dir);
+            case PG2 -> new PostgresReplicas(network, dir, false);
+            case PG2_SYNC -> new PostgresReplicas(network, dir, true);
         };
     }
 }

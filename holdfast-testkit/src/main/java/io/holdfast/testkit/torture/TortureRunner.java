@@ -252,7 +252,7 @@ public final class TortureRunner {
     private Duration expectedLength(Fault f) {
         return switch (f) {
             case PAUSE, PARTITION, LEADER_PARTITION, MINORITY_PARTITION, LEADER_PAUSE, SLOW_LINK -> pauseLength();
-            case ONE_WAY_PARTITION -> pauseLength().plusSeconds(4); // with the search for a holder
+            case ONE_WAY_PARTITION, LEADER_CLOCK_STEP -> pauseLength().plusSeconds(4); // with the search for a holder
             case FOLLOWER_PARTITION -> settings.lease().multipliedBy(3).plusSeconds(4);
             case KILL, RESTART -> Duration.ofSeconds(3);
             case LEADER_KILL -> settings.restartDowntime().plusSeconds(5);
@@ -261,13 +261,14 @@ public final class TortureRunner {
 
     private String whyNot(Fault f) {
         if (f.needsTopology() && clusterRun == null) {
-            return "needs a cluster topology (--topology etcd3, zk3, sentinel, redlock5 or rediscluster), whose servers and clients have network namespaces of their own";
+            return "needs a cluster topology (--topology etcd3, zk3, sentinel, redlock5, rediscluster, pg2 or pg2sync), whose servers and clients have network namespaces of their own";
         }
         return switch (f) {
             case RESTART -> clusterRun != null ? "in a topology, leader-kill kills and restarts a server"
                     : storeControl == null ? "the harness did not start this store, so it cannot restart it "
                     + "(give the runner a StoreControl; on the command line, --store-stop and --store-start)" : null;
             case PARTITION -> clusterRun == null && proxies.get(0).isEmpty() ? "the URI names no loopback host:port to put a proxy in front of" : null;
+            case LEADER_CLOCK_STEP -> clusterRun.whyClocksCannotStep();
             default -> null;
         };
     }
@@ -357,6 +358,7 @@ public final class TortureRunner {
             case LEADER_KILL -> clusterRun.leaderKill();
             case LEADER_PAUSE -> clusterRun.leaderPause();
             case SLOW_LINK -> clusterRun.slowLink();
+            case LEADER_CLOCK_STEP -> clusterRun.leaderClockStep();
         };
     }
 

@@ -38,6 +38,18 @@ class TortureUnitsTest {
     }
 
     @Test
+    void postgresTopologiesParseAndTakeOnlyTheFaultsTheyCanAimAt() {
+        assertThat(Topology.parse("pg2")).isEqualTo(Topology.PG2);
+        assertThat(Topology.parse("PG2sync")).isEqualTo(Topology.PG2_SYNC);
+        assertThatThrownBy(() -> Topology.parse("postgres")).hasMessageContaining("pg2, pg2sync");
+        // Only Redis servers run under clockstep; SIGSTOP reaches the postmaster, not the backends; no follower serves clients.
+        assertThat(Topology.PG2.defaultFaults()).contains(Fault.LEADER_KILL, Fault.LEADER_PARTITION)
+                .doesNotContain(Fault.LEADER_CLOCK_STEP, Fault.LEADER_PAUSE, Fault.FOLLOWER_PARTITION, Fault.RESTART);
+        assertThat(Fault.CLUSTER).doesNotContain(Fault.LEADER_CLOCK_STEP);
+        assertThat(Fault.parseList("leader-clock-step")).containsExactly(Fault.LEADER_CLOCK_STEP);
+    }
+
+    @Test
     void settingsOutOfRangeAreRejectedWithWhatIsAllowed() {
         assertThatThrownBy(() -> TortureSettings.builder("sqlite:").clients(0).build()).hasMessageContaining("1 to 32");
         assertThatThrownBy(() -> TortureSettings.builder("sqlite:").duration(Duration.ofMillis(10)).build()).hasMessageContaining("1s to 7d");

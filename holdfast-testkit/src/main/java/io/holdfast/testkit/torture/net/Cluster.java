@@ -66,9 +66,40 @@ public abstract class Cluster implements AutoCloseable {
         return "leader";
     }
 
-    /** Whether a server killed and started again keeps its data (false for Redis without persistence). */
-    public boolean keepsData() {
-        return true;
+    /** How a server killed and started again comes back, for the report: {@code on its data} unless a store says otherwise. */
+    public String restartedAs() {
+        return "on its data";
+    }
+
+    /**
+     * Whether this store's servers run with a wall clock {@link #stepClock} can step ({@code clockstep.so},
+     * see {@code ServerClocks}); false unless a store says so.
+     */
+    protected boolean stepsClocks() {
+        return false;
+    }
+
+    /** Why {@link #stepClock} cannot step this store's clocks here, or null if it can. */
+    public final String whyClocksCannotStep() {
+        return stepsClocks() ? ServerClocks.whyUnavailable() : "only the Redis topologies' servers run with a clock that can be stepped";
+    }
+
+    /**
+     * Sets the wall clock of the running {@code server} {@code offset} away from the machine's (0: honest
+     * again), at once; its monotonic clock is untouched. A server started again starts honest.
+     *
+     * @throws IllegalStateException if {@link #whyClocksCannotStep()} says why not
+     */
+    public final void stepClock(Network.Member server, Duration offset) throws IOException {
+        String why = whyClocksCannotStep();
+        if (why != null) {
+            throw new IllegalStateException("cannot step " + server + "'s clock: " + why);
+        }
+        ServerClocks.set(clockFile(server), offset);
+    }
+
+    private Path clockFile(Network.Member server) {
+        return dir.resolve(server.name() + ".clock");
     }
 
     /** The URI clients inside the network use, naming every server. */
@@ -131,13 +162,43 @@ public abstract class Cluster implements AutoCloseable {
         return p != null && p.isAlive();
     }
 
-    /** SIGKILLs the server and waits until it is gone. */
+    /** SIGKILLs the server, and the processes it started (PostgreSQL's backends), and waits until it is gone. */
     public final synchronized void kill(Network.Member server) throws InterruptedException {
         Process p = processes.get(server.name());
         if (p != null) {
+            List<ProcessHandle> children = p.descendants().toList();
             p.destroyForcibly();
+            children.forEach(ProcessHandle::destroyForcibly);
             p.waitFor(30, TimeUnit.SECONDS);
+            for (ProcessHandle c : children) {
+                try {
+                    c.onExit().get(30, TimeUnit.SECONDS);
+                } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                    System.err.println("cluster: pid " + c.pid() + " of " + server + " survived SIGKILL: " + e);
+                }
+            }
         }
+    }
+
+    /**
+     * Runs after the leader was killed, before it is started again: a store whose servers do not fail over by
+     * themselves (a PostgreSQL standby) is failed over here. Nothing by default.
+     *
+     * @return what was done, for the report, or "" if nothing
+     */
+    public String failOver(Network.Member killedLeader) throws Exception {
+        return "";
+    }
+
+    /**
+     * Runs just before the leader is killed; whatever it cuts off ({@link Network#partition}) is healed once the
+     * leader is dead. Nothing by default.
+     *
+     * @param lag how long a store may let its replicas fall behind
+     * @return what was done, for the report, or "" if nothing
+     */
+    public String beforeLeaderKill(Network.Member leader, Duration lag) throws Exception {
+        return "";
     }
 
     /** Starts the server again on its data directory and waits until it answers. */
@@ -148,7 +209,11 @@ public abstract class Cluster implements AutoCloseable {
 
     private synchronized void launch(Network.Member server) throws IOException {
         Path log = dir.resolve(server.name() + ".log");
-        Process p = new ProcessBuilder(network.inside(server, command(server)))
+        List<String> command = command(server);
+        if (stepsClocks() && ServerClocks.whyUnavailable() == null) {
+            command = ServerClocks.wrap(clockFile(server), command);
+        }
+        Process p = new ProcessBuilder(network.inside(server, command))
                 .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
         processes.put(server.name(), p);
     }

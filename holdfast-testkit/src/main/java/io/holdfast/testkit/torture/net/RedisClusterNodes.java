@@ -42,8 +42,13 @@ public final class RedisClusterNodes extends Cluster {
     }
 
     @Override
-    public boolean keepsData() {
-        return false;
+    public String restartedAs() {
+        return RedisServers.RESTARTED_AS;
+    }
+
+    @Override
+    protected boolean stepsClocks() {
+        return true;
     }
 
     @Override

@@ -12,6 +12,8 @@ final class RedisServers {
     static final String REDIS_SERVER = "/usr/bin/redis-server";
     /** The data port of every Redis server in a topology. */
     static final int PORT = 6379;
+    /** How a data node killed and started again comes back. */
+    static final String RESTARTED_AS = "empty (no persistence)";
 
     private RedisServers() {
     }

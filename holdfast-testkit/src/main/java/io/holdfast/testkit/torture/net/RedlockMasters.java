@@ -35,8 +35,13 @@ public final class RedlockMasters extends Cluster {
     }
 
     @Override
-    public boolean keepsData() {
-        return false;
+    public String restartedAs() {
+        return RedisServers.RESTARTED_AS;
+    }
+
+    @Override
+    protected boolean stepsClocks() {
+        return true;
     }
 
     @Override

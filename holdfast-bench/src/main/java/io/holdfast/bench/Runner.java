@@ -1,0 +1,128 @@
+package io.holdfast.bench;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.function.Consumer;
+import java.util.stream.Collectors;
+
+/**
+ * Runs every shape for every library of one store: round after round, and in each round shape after shape, every
+ * library in turn (never two at once) opens its client(s), is measured, and closes them. Shape 5 runs only on the
+ * stores that have it and for the libraries that renew.
+ */
+final class Runner {
+    /** Lease of every hold in shapes 1 to 4: no measurement outlives it, so none needs renewal. */
+    static final Duration LEASE = Duration.ofSeconds(30);
+
+    /** One library's result for one case in one round: values by column, or the error that stopped it. */
+    record Row(RunSettings.Case c, int round, String library, Map<Column, Double> values, String error) {
+        Row {
+            values = values == null ? Map.of() : new LinkedHashMap<>(values);
+        }
+
+        /** Failed, or a lock was ever held by two at once. */
+        boolean failed() {
+            return error != null || values.entrySet().stream().anyMatch(e -> e.getKey().header().equals(OVERLAPS) && e.getValue() > 0);
+        }
+    }
+
+    static final String OVERLAPS = "overlaps";
+
+    private final RunSettings settings;
+
+    Runner(RunSettings settings) {
+        this.settings = Objects.requireNonNull(settings);
+    }
+
+    RunSettings settings() {
+        return settings;
+    }
+
+    /** Runs every round of every case for every library of {@code store}, reporting progress as it goes. */
+    List<Row> run(RunningStore store, Consumer<String> progress) {
+        List<Row> rows = new ArrayList<>();
+        for (int round = 1; round <= settings.rounds(); round++) {
+            for (RunSettings.Case c : settings.cases()) {
+                for (LockLibrary library : store.libraries()) {
+                    if (c.shape() == Shape.MANY_HELD && (!store.manyHeld() || library.renewal() == LockLibrary.Renewal.NONE)) {
+                        continue;
+                    }
+                    Row row = measure(store, library, c, round);
+                    rows.add(row);
+                    progress.accept(String.format(Locale.ROOT, "%s, round %d, %s %d, %s: %s", store.title(), round, c.shape().option, c.n(),
+                            library.name(), row.error() != null ? "failed: " + row.error() : row.values().entrySet().stream().limit(3)
+                                    .map(e -> e.getKey().header() + " " + String.format(Locale.ROOT, "%.1f", e.getValue()))
+                                    .collect(Collectors.joining(", "))));
+                }
+            }
+        }
+        return rows;
+    }
+
+    private Row measure(RunningStore store, LockLibrary library, RunSettings.Case c, int round) {
+        try {
+            Map<Column, Double> values = c.shape() == Shape.MANY_HELD ? new ManyHeld(library, settings, store.meter()).run()
+                    : values(c, measureLoop(store, library, c), store.meter().names());
+            return new Row(c, round, library.name(), values, null);
+        } catch (Exception e) {
+            return new Row(c, round, library.name(), null, String.valueOf(e.getMessage() == null ? e : e.getMessage()).replace('\n', ' '));
+        }
+    }
+
+    private Measurement.Measured measureLoop(RunningStore store, LockLibrary library, RunSettings.Case c) throws Exception {
+        String name = c.shape().option + "-" + c.n() + "-" + UUID.randomUUID().toString().substring(0, 8);
+        int lockers = c.shape() == Shape.CLIENTS ? c.n() : 1;
+        List<Locker> opened = new ArrayList<>();
+        try {
+            for (int i = 0; i < lockers; i++) {
+                opened.add(library.open(LEASE));
+            }
+            return new Measurement(opened, c.shape() == Shape.OWN_NAMES ? i -> name + "-" + i : i -> name, c.n(), settings, store.meter()).run();
+        } finally {
+            opened.forEach(Locker::close);
+        }
+    }
+
+    /** The columns of shapes 1 to 4. */
+    private static Map<Column, Double> values(RunSettings.Case c, Measurement.Measured m, List<String> meterNames) {
+        Map<Column, Double> v = new LinkedHashMap<>();
+        double perSecond = m.seconds();
+        switch (c.shape()) {
+            case UNCONTENDED, OWN_NAMES -> {
+                v.put(Column.median("ops/s", 0), m.acquisitions() / perSecond);
+                v.put(Column.median("p50 µs", 0), (double) m.cycles().getValueAtPercentile(50));
+                v.put(Column.median("p99 µs", 0), (double) m.cycles().getValueAtPercentile(99));
+            }
+            case ONE_NAME -> {
+                v.put(Column.median("acquisitions/s", 0), m.acquisitions() / perSecond);
+                v.put(Column.median("hand-offs/s", 0), m.handoffs() / perSecond);
+                v.put(Column.median("wait p50 ms", 2), m.waits().getValueAtPercentile(50) / 1e3);
+                v.put(Column.median("wait p99 ms", 2), m.waits().getValueAtPercentile(99) / 1e3);
+                v.put(Column.median("fewest per thread", 0), (double) m.fewest());
+                v.put(Column.median("most per thread", 0), (double) m.most());
+            }
+            case CLIENTS -> {
+                v.put(Column.median("hand-offs/s", 0), m.handoffs() / perSecond);
+                v.put(Column.median("acquisitions/s", 0), m.acquisitions() / perSecond);
+                v.put(Column.median("hand-off p50 ms", 2), m.handoffTimes().getValueAtPercentile(50) / 1e3);
+                v.put(Column.median("hand-off p99 ms", 2), m.handoffTimes().getValueAtPercentile(99) / 1e3);
+                v.put(Column.median("wait p99 ms", 2), m.waits().getValueAtPercentile(99) / 1e3);
+                v.put(Column.median("fewest per client", 0), (double) m.fewest());
+                v.put(Column.median("most per client", 0), (double) m.most());
+            }
+            case MANY_HELD -> throw new IllegalArgumentException("shape 5 has its own columns");
+        }
+        if (c.shape() != Shape.UNCONTENDED) {
+            v.put(Column.sum("timed-out waits"), (double) m.timeouts());
+            v.put(Column.sum(OVERLAPS), (double) m.overlaps());
+        }
+        v.putAll(Column.server(meterNames, m.server(), m.acquisitions(), c.shape() == Shape.UNCONTENDED || c.shape() == Shape.OWN_NAMES ? "op" : "acquisition"));
+        return v;
+    }
+}

@@ -1,0 +1,26 @@
+package io.holdfast.bench;
+
+import java.util.List;
+
+/**
+ * A store the runner measures, with the libraries to compare on it.
+ *
+ * @param title     the store's name, for the table's heading
+ * @param server    what server it is (version, address, who started it), for the table's header
+ * @param libraries Holdfast first, then the incumbents, then the floor, in the order they run
+ * @param meter     the server's cost counters ({@link ServerMeter#NONE} where none are read)
+ * @param manyHeld  whether shape 5 (many locks held through renewal) runs on this store
+ * @param stop      stops what {@link Stores} started for the run (nothing for the machine's PostgreSQL)
+ */
+record RunningStore(String title, String server, List<LockLibrary> libraries, ServerMeter meter, boolean manyHeld, AutoCloseable stop)
+        implements AutoCloseable {
+
+    RunningStore {
+        libraries = List.copyOf(libraries);
+    }
+
+    @Override
+    public void close() throws Exception {
+        stop.close();
+    }
+}
