@@ -24,6 +24,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -172,7 +173,7 @@ final class NativeLockStore implements LockStore {
      * whether it still has its lock: that statement also keeps the session
      * from idling into the server's {@code idle_session_timeout} / {@code wait_timeout}, and a session the
      * server has ended fails it, so the hold is reported lost instead of freed in silence. Then the lock
-     * table's rows of the holds still held are renewed in one batch (for {@code status} and {@code list}).
+     * table's rows of the holds still held are renewed in one batch, in the background (only {@code status} and {@code list} read them).
      */
     @Override
     public Set<String> renew(Collection<HoldRef> holds, Duration lease) {
@@ -192,14 +193,23 @@ final class NativeLockStore implements LockStore {
             }
         }
         if (!rows.isEmpty()) {
+            // The database's locks are what exclude; only status and list read these rows, so the answer does not wait
+            // for them (a renewal under load that also waited for the batch let 17 holds of a write run out).
             try {
-                table.renew(rows, lease);
-            } catch (HoldfastException e) {
-                // The session locks are what exclude; only status and list read these rows.
-                log.warn("native holds are still held, but their lock-table rows could not be renewed: {}", e.getMessage());
+                checks.execute(() -> renewRows(rows, lease));
+            } catch (RejectedExecutionException e) {
+                log.debug("store closed: the lock-table rows are not renewed");
             }
         }
         return alive;
+    }
+
+    private void renewRows(List<HoldRef> rows, Duration lease) {
+        try {
+            table.renew(rows, lease);
+        } catch (HoldfastException e) {
+            log.warn("native holds are still held, but their lock-table rows could not be renewed: {}", e.getMessage());
+        }
     }
 
     private static boolean answer(Future<Boolean> check) {
