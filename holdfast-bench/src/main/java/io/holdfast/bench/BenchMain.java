@@ -33,7 +33,7 @@ public final class BenchMain implements Callable<Integer> {
     @Option(names = "--stores", split = ",", description = "from postgresql,redis,zookeeper,etcd,memcached,sqlite (default: all)")
     List<String> stores = Stores.ALL;
 
-    @Option(names = "--shapes", split = ",", description = "from uncontended,own-names,one-name,clients,many-held (default: all)")
+    @Option(names = "--shapes", split = ",", description = "from uncontended,own-names,one-name,clients,many-held,rw,semaphore,multi,leader (default: all)")
     List<String> shapes = Shape.names();
 
     @Option(names = "--rounds", description = "times every shape runs for every library; the tables show medians (default: ${DEFAULT-VALUE})")
@@ -59,6 +59,15 @@ public final class BenchMain implements Callable<Integer> {
 
     @Option(names = "--lease", description = "lease of the holds in shape 5, renewed every lease/3 (default: ${DEFAULT-VALUE})")
     String lease = "3s";
+
+    @Option(names = "--recipe-threads", description = "threads of one client in the rw, semaphore and multi shapes (default: ${DEFAULT-VALUE})")
+    int recipeThreads = 8;
+
+    @Option(names = "--candidates", description = "candidates, each its own client, of the leader shape (default: ${DEFAULT-VALUE})")
+    int candidates = 4;
+
+    @Option(names = "--recipe-seconds", description = "measured seconds per library and round in the rw, semaphore, multi and leader shapes (default: ${DEFAULT-VALUE})")
+    double recipeSeconds = 2;
 
     @Option(names = "--max-acquisitions", description = "a measurement also ends after this many acquisitions (default: ${DEFAULT-VALUE})")
     long maxAcquisitions = 1_000_000;
@@ -110,8 +119,8 @@ public final class BenchMain implements Callable<Integer> {
                 }
             }
             settings = new RunSettings(shapes.stream().map(Shape::parse).toList(), ownNames, threads, clients, locks, Durations.parse(lease),
-                    rounds, Duration.ofMillis(Math.round(warmup * 1000)), Duration.ofMillis(Math.round(seconds * 1000)), maxAcquisitions,
-                    Durations.parse(waitBound));
+                    recipeThreads, candidates, rounds, Duration.ofMillis(Math.round(warmup * 1000)), Duration.ofMillis(Math.round(seconds * 1000)),
+                    Duration.ofMillis(Math.round(recipeSeconds * 1000)), maxAcquisitions, Durations.parse(waitBound));
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
         }

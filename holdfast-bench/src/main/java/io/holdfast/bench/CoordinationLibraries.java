@@ -39,14 +39,7 @@ final class CoordinationLibraries {
                 "one `CuratorFramework` per client (session " + SESSION_SECONDS + " s); each thread has its own `InterProcessMutex` on "
                 + "the lock's path (the recipe is re-entrant per thread) and calls `acquire(wait)` and `release()`",
                 Renewal.OWN, lease -> { // the session, not the lease, keeps its locks
-            CuratorFramework curator = CuratorFrameworkFactory.builder().connectString(connect)
-                    .sessionTimeoutMs(SESSION_SECONDS * 1000).connectionTimeoutMs(15_000)
-                    .retryPolicy(new ExponentialBackoffRetry(100, 3)).build();
-            curator.start();
-            if (!curator.blockUntilConnected(30, TimeUnit.SECONDS)) {
-                curator.close();
-                throw new IllegalStateException("Curator did not connect to " + connect);
-            }
+            CuratorFramework curator = connectCurator(connect);
             ThreadLocal<Map<String, InterProcessMutex>> mine = ThreadLocal.withInitial(HashMap::new);
             return new Locker() {
                 @Override
@@ -70,6 +63,39 @@ final class CoordinationLibraries {
     }
 
     /**
+     * Keeps {@code leases} (as the set is now, each time) alive every 10 s, until the returned executor is shut down.
+     * {@code keepAliveOnce}: jetcd's keepAlive stream needs Vert.x 5 on netty 4.2, and this classpath is on netty 4.1
+     * (Redisson's).
+     */
+    static ScheduledExecutorService keepAlive(Client client, Set<Long> leases) {
+        ScheduledExecutorService keeper = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "jetcd-lease-keeper");
+            t.setDaemon(true);
+            return t;
+        });
+        keeper.scheduleAtFixedRate(() -> leases.forEach(id -> client.getLeaseClient().keepAliveOnce(id)), 10, 10, TimeUnit.SECONDS);
+        return keeper;
+    }
+
+    /** A jetcd client of {@code endpoints} (host:port each). */
+    static Client jetcdClient(List<String> endpoints) {
+        return Client.builder().endpoints(endpoints.stream().map(e -> "http://" + e).toArray(String[]::new)).build();
+    }
+
+    /** A started {@code CuratorFramework} (session {@value #SESSION_SECONDS} s), connected. */
+    static CuratorFramework connectCurator(String connect) throws InterruptedException {
+        CuratorFramework curator = CuratorFrameworkFactory.builder().connectString(connect)
+                .sessionTimeoutMs(SESSION_SECONDS * 1000).connectionTimeoutMs(15_000)
+                .retryPolicy(new ExponentialBackoffRetry(100, 3)).build();
+        curator.start();
+        if (!curator.blockUntilConnected(30, TimeUnit.SECONDS)) {
+            curator.close();
+            throw new IllegalStateException("Curator did not connect to " + connect);
+        }
+        return curator;
+    }
+
+    /**
      * One jetcd {@code Client}, each thread locking with a lease of its own. Not one lease shared by the threads:
      * etcd's lock service names the lock key after the lease, so two threads on one lease would both get the same
      * key and both "hold" the lock at once.
@@ -80,17 +106,10 @@ final class CoordinationLibraries {
                 + "threads would give them all the same lock key) and calls `lock(name, lease)` (blocks in the server) and "
                 + "`unlock(key)`; leases kept alive every 10 s; a wait that times out revokes that thread's lease",
                 Renewal.OWN, ignored -> { // each thread's own 30 s lease, kept alive: shape 5 does not run on etcd
-            Client client = Client.builder().endpoints(endpoints.stream().map(e -> "http://" + e).toArray(String[]::new)).build();
+            Client client = jetcdClient(endpoints);
             Set<Long> leases = ConcurrentHashMap.newKeySet();
             ThreadLocal<Long> lease = new ThreadLocal<>();
-            // keepAliveOnce: jetcd's keepAlive stream needs Vert.x 5 on netty 4.2, and this
-            // classpath is on netty 4.1 (Redisson's).
-            ScheduledExecutorService keeper = Executors.newSingleThreadScheduledExecutor(r -> {
-                Thread t = new Thread(r, "jetcd-lease-keeper");
-                t.setDaemon(true);
-                return t;
-            });
-            keeper.scheduleAtFixedRate(() -> leases.forEach(id -> client.getLeaseClient().keepAliveOnce(id)), 10, 10, TimeUnit.SECONDS);
+            ScheduledExecutorService keeper = keepAlive(client, leases);
             return new Locker() {
                 @Override
                 public Object acquire(String lockName, Duration wait) throws Exception {

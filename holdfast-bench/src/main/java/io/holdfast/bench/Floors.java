@@ -159,7 +159,7 @@ final class Floors {
                 "one jetcd `Client` per client, shared by its threads; take: one Txn `if create_revision(key) == 0 then put(key)`, "
                         + "retried every " + Durations.format(poll) + "; release: `delete(key)`; no lease, no watch, no fencing",
                 LockLibrary.Renewal.NONE, lease -> {
-                    Client client = Client.builder().endpoints(endpoints.stream().map(e -> "http://" + e).toArray(String[]::new)).build();
+                    Client client = CoordinationLibraries.jetcdClient(endpoints);
                     return new Library.Parts((name, wait) -> {
                         ByteSequence key = ByteSequence.from(prefix + "/" + name, StandardCharsets.UTF_8);
                         return Polling.retry(() -> client.getKVClient().txn().If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))

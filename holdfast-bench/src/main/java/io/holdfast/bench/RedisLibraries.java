@@ -24,13 +24,7 @@ final class RedisLibraries {
                 + "`redisson.getLock(name).tryLock(wait)` and `unlock()`; waiters subscribe to the lock's channel; the watchdog "
                 + "(`lockWatchdogTimeout` = the lease) renews held locks every lease/3",
                 Renewal.OWN, lease -> {
-            Config config = new Config();
-            config.useSingleServer().setAddress("redis://" + host + ":" + port).setConnectionMinimumIdleSize(1)
-                    .setConnectionPoolSize(4).setSubscriptionConnectionMinimumIdleSize(1).setSubscriptionConnectionPoolSize(2);
-            config.setLockWatchdogTimeout(lease.toMillis());
-            config.setThreads(2);
-            config.setNettyThreads(4);
-            RedissonClient redisson = Redisson.create(config);
+            RedissonClient redisson = redissonClient(host, port, lease);
             return new Locker() {
                 @Override
                 public Object acquire(String lockName, Duration wait) throws InterruptedException {
@@ -49,6 +43,17 @@ final class RedisLibraries {
                 }
             };
         });
+    }
+
+    /** A {@code RedissonClient} as every Redisson adapter opens it: 4 command connections, 2 for pub/sub, the watchdog renewing every lease/3. */
+    static RedissonClient redissonClient(String host, int port, Duration lease) {
+        Config config = new Config();
+        config.useSingleServer().setAddress("redis://" + host + ":" + port).setConnectionMinimumIdleSize(1)
+                .setConnectionPoolSize(4).setSubscriptionConnectionMinimumIdleSize(1).setSubscriptionConnectionPoolSize(2);
+        config.setLockWatchdogTimeout(lease.toMillis());
+        config.setThreads(2);
+        config.setNettyThreads(4);
+        return Redisson.create(config);
     }
 
     /** One {@code RedisLockRegistry} in its pub/sub mode, on one Lettuce connection factory. */

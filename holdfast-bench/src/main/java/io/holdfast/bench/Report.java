@@ -44,9 +44,20 @@ final class Report {
                 .append("; per library and shape ").append(Durations.format(s.warmup())).append(" warm-up, then ").append(Durations.format(s.measure()))
                 .append(" measured (at most ").append(s.maxAcquisitions()).append(" acquisitions); each acquire waits at most ")
                 .append(Durations.format(s.acquireWait())).append("; holds last ").append(Durations.format(Runner.LEASE))
-                .append(" (shape 5: ").append(Durations.format(s.lease())).append(", renewed)\n");
-        for (LockLibrary library : store.libraries()) {
-            md.append("- ").append(library.name()).append(": ").append(library.howItIsUsed()).append('\n');
+                .append(" (shape 5: ").append(Durations.format(s.lease())).append(", renewed)");
+        if (s.shapes().stream().anyMatch(Shape::recipe)) {
+            md.append("; recipe shapes (6 to 9): ").append(Durations.format(s.recipeMeasure())).append(" measured");
+        }
+        md.append('\n');
+        if (!s.shapes().stream().allMatch(Shape::recipe)) {
+            for (LockLibrary library : store.libraries()) {
+                md.append("- ").append(library.name()).append(": ").append(library.howItIsUsed()).append('\n');
+            }
+        }
+        for (RecipeLibrary recipe : store.recipes()) {
+            if (s.shapes().contains(recipe.shape())) {
+                md.append("- ").append(recipe.name()).append(": ").append(recipe.howItIsUsed()).append('\n');
+            }
         }
         md.append('\n');
         Map<Key, List<Runner.Row>> byKey = new LinkedHashMap<>();
@@ -67,7 +78,8 @@ final class Report {
         keys.forEach(k -> byKey.get(k).forEach(r -> columns.addAll(r.values().keySet())));
         String count = switch (shape) {
             case UNCONTENDED -> null;
-            case OWN_NAMES, ONE_NAME -> "threads";
+            case OWN_NAMES, ONE_NAME, READ_WRITE, SEMAPHORE, MULTI -> "threads";
+            case LEADER -> "candidates";
             case CLIENTS -> "clients";
             case MANY_HELD -> "locks";
         };

@@ -14,7 +14,7 @@ import java.util.stream.Collectors;
 /**
  * Runs every shape for every library of one store: round after round, and in each round shape after shape, every
  * library in turn (never two at once) opens its client(s), is measured, and closes them. Shape 5 runs only on the
- * stores that have it and for the libraries that renew.
+ * stores that have it and for the libraries that renew; the recipe shapes (6 to 9) for the store's recipe adapters.
  */
 final class Runner {
     /** Lease of every hold in shapes 1 to 4: no measurement outlives it, so none needs renewal. */
@@ -49,29 +49,58 @@ final class Runner {
         List<Row> rows = new ArrayList<>();
         for (int round = 1; round <= settings.rounds(); round++) {
             for (RunSettings.Case c : settings.cases()) {
+                if (c.shape().recipe()) {
+                    for (RecipeLibrary recipe : store.recipes(c.shape())) {
+                        add(rows, measured(c, round, recipe.name(), () -> measureRecipe(store, recipe, c)), store, progress);
+                    }
+                    continue;
+                }
                 for (LockLibrary library : store.libraries()) {
                     if (c.shape() == Shape.MANY_HELD && (!store.manyHeld() || library.renewal() == LockLibrary.Renewal.NONE)) {
                         continue;
                     }
-                    Row row = measure(store, library, c, round);
-                    rows.add(row);
-                    progress.accept(String.format(Locale.ROOT, "%s, round %d, %s %d, %s: %s", store.title(), round, c.shape().option, c.n(),
-                            library.name(), row.error() != null ? "failed: " + row.error() : row.values().entrySet().stream().limit(3)
-                                    .map(e -> e.getKey().header() + " " + String.format(Locale.ROOT, "%.1f", e.getValue()))
-                                    .collect(Collectors.joining(", "))));
+                    add(rows, measured(c, round, library.name(), () -> c.shape() == Shape.MANY_HELD
+                            ? new ManyHeld(library, settings, store.meter()).run()
+                            : values(c, measureLoop(store, library, c), store.meter().names())), store, progress);
                 }
             }
         }
         return rows;
     }
 
-    private Row measure(RunningStore store, LockLibrary library, RunSettings.Case c, int round) {
+    private static void add(List<Row> rows, Row row, RunningStore store, Consumer<String> progress) {
+        rows.add(row);
+        progress.accept(String.format(Locale.ROOT, "%s, round %d, %s %d, %s: %s", store.title(), row.round(), row.c().shape().option, row.c().n(),
+                row.library(), row.error() != null ? "failed: " + row.error() : row.values().entrySet().stream().limit(3)
+                        .map(e -> e.getKey().header() + " " + String.format(Locale.ROOT, "%.1f", e.getValue()))
+                        .collect(Collectors.joining(", "))));
+    }
+
+    /** One measurement's columns. */
+    private interface Values {
+        Map<Column, Double> get() throws Exception;
+    }
+
+    private static Row measured(RunSettings.Case c, int round, String library, Values values) {
         try {
-            Map<Column, Double> values = c.shape() == Shape.MANY_HELD ? new ManyHeld(library, settings, store.meter()).run()
-                    : values(c, measureLoop(store, library, c), store.meter().names());
-            return new Row(c, round, library.name(), values, null);
+            return new Row(c, round, library, values.get(), null);
         } catch (Exception e) {
-            return new Row(c, round, library.name(), null, String.valueOf(e.getMessage() == null ? e : e.getMessage()).replace('\n', ' '));
+            return new Row(c, round, library, null, String.valueOf(e.getMessage() == null ? e : e.getMessage()).replace('\n', ' '));
+        }
+    }
+
+    /** Shapes 6 to 9: one client shared by the threads, or one per candidate. */
+    private Map<Column, Double> measureRecipe(RunningStore store, RecipeLibrary recipe, RunSettings.Case c) throws Exception {
+        String name = c.shape().option + "-" + c.n() + "-" + UUID.randomUUID().toString().substring(0, 8);
+        List<RecipeLibrary.Client> opened = new ArrayList<>();
+        try {
+            for (int i = 0; i < (c.shape() == Shape.LEADER ? c.n() : 1); i++) {
+                opened.add(recipe.opener().open());
+            }
+            return c.shape() == Shape.LEADER ? new LeaderMeasurement(opened, name, settings, store.meter()).run()
+                    : new RecipeMeasurement(recipe, opened.get(0), name, c.n(), settings, store.meter()).run();
+        } finally {
+            opened.forEach(RecipeLibrary.Client::close);
         }
     }
 
@@ -116,7 +145,7 @@ final class Runner {
                 v.put(Column.median("fewest per client", 0), (double) m.fewest());
                 v.put(Column.median("most per client", 0), (double) m.most());
             }
-            case MANY_HELD -> throw new IllegalArgumentException("shape 5 has its own columns");
+            default -> throw new IllegalArgumentException(c.shape() + " has its own columns");
         }
         if (c.shape() != Shape.UNCONTENDED) {
             v.put(Column.sum("timed-out waits"), (double) m.timeouts());

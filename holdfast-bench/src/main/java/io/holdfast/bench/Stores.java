@@ -66,7 +66,7 @@ final class Stores {
         return new RunningStore("PostgreSQL", "PostgreSQL " + version + " at " + o.jdbcUrl().replaceAll("(?i)(password=)[^&]*", "$1***"),
                 List.of(HoldfastLibrary.of(holdfast, "jdbc, poolSize=" + Pools.SIZE), JdbcLibraries.spring(o.jdbcUrl(), o.poll()),
                         JdbcLibraries.shedLock(o.jdbcUrl(), o.poll()), Floors.sql(o.jdbcUrl(), Pools.SIZE, null, o.poll())),
-                Meters.postgresql(), true, () -> { });
+                HoldfastLibrary.recipes(holdfast, "jdbc, poolSize=" + Pools.SIZE), Meters.postgresql(), true, () -> { });
     }
 
     private static RunningStore redis(Duration poll) throws Exception {
@@ -79,10 +79,11 @@ final class Stores {
         try {
             String info = awaitAnswer(port, "*1\r\n$4\r\nINFO\r\n", "redis_version:");
             String version = info.substring(info.indexOf("redis_version:") + 14).lines().findFirst().orElse("?").trim();
+            String holdfast = "redis://" + HOST + ":" + port + "?prefix=bench-holdfast:";
             return new RunningStore("Redis", "Redis " + version + " at " + HOST + ":" + port + " (started by the benchmark, no persistence)",
-                    List.of(HoldfastLibrary.of("redis://" + HOST + ":" + port + "?prefix=bench-holdfast:", "redis"),
+                    List.of(HoldfastLibrary.of(holdfast, "redis"),
                             RedisLibraries.redisson(HOST, port), RedisLibraries.spring(HOST, port), Floors.redis(HOST, port, poll)),
-                    Meters.redis(HOST, port), true, stop);
+                    concat(HoldfastLibrary.recipes(holdfast, "redis"), RedissonRecipes.of(HOST, port)), Meters.redis(HOST, port), true, stop);
         } catch (Exception e) {
             stop.close();
             throw e;
@@ -119,7 +120,9 @@ final class Stores {
             return new RunningStore("ZooKeeper", "ZooKeeper " + version + ", one server at " + connect
                     + " (started by the benchmark in a child JVM through curator-test, tick 2 s)",
                     List.of(HoldfastLibrary.of("zookeeper://" + connect + "/bench-holdfast", "zookeeper"),
-                            CoordinationLibraries.curator(connect), Floors.zookeeper(connect, poll)), ServerMeter.NONE, false, stop);
+                            CoordinationLibraries.curator(connect), Floors.zookeeper(connect, poll)),
+                    concat(HoldfastLibrary.recipes("zookeeper://" + connect + "/bench-holdfast", "zookeeper"), CuratorRecipes.of(connect)),
+                    ServerMeter.NONE, false, stop);
         } catch (Exception e) {
             stop.close();
             throw e;
@@ -145,7 +148,8 @@ final class Stores {
                     + String.join(",", endpoints) + " (started by the benchmark, default timing)",
                     List.of(HoldfastLibrary.of("etcd://" + String.join(",", endpoints) + "/" + prefix + "/holdfast", "etcd"),
                             CoordinationLibraries.jetcd(endpoints, prefix + "/jetcd"), Floors.etcd(endpoints, prefix + "/floor", poll)),
-                    Meters.etcd(endpoints, servers::pids), false, stop);
+                    concat(HoldfastLibrary.recipes("etcd://" + String.join(",", endpoints) + "/" + prefix + "/holdfast", "etcd"),
+                            EtcdRecipes.of(endpoints, prefix + "/jetcd-election")), Meters.etcd(endpoints, servers::pids), false, stop);
         } catch (Exception e) {
             stop.close();
             throw e;
@@ -161,7 +165,8 @@ final class Stores {
             String version = awaitAnswer(port, "version\r\n", "VERSION ").replace("VERSION ", "").trim();
             return new RunningStore("Memcached", "Memcached " + version + " at " + HOST + ":" + port + " (started by the benchmark)",
                     List.of(HoldfastLibrary.of("memcached://" + HOST + ":" + port + "?prefix=bench:", "memcached"),
-                            Floors.memcached(HOST, port, poll)), Meters.memcached(HOST, port), true, stop);
+                            Floors.memcached(HOST, port, poll)), HoldfastLibrary.recipes("memcached://" + HOST + ":" + port + "?prefix=bench:", "memcached"),
+                    Meters.memcached(HOST, port), true, stop);
         } catch (Exception e) {
             stop.close();
             throw e;
@@ -178,10 +183,15 @@ final class Stores {
         query("jdbc:sqlite:" + file, "PRAGMA journal_mode = WAL"); // as Holdfast's SQLite store (and synchronous = FULL, the default)
         return new RunningStore("SQLite", "SQLite " + version + ", file " + file + " (a temporary file)",
                 List.of(HoldfastLibrary.of("sqlite:" + file, "sqlite"),
-                        Floors.sql("jdbc:sqlite:" + file, 1, "PRAGMA busy_timeout = 10000", poll)), ServerMeter.NONE, true, () -> deleteTree(dir));
+                        Floors.sql("jdbc:sqlite:" + file, 1, "PRAGMA busy_timeout = 10000", poll)),
+                HoldfastLibrary.recipes("sqlite:" + file, "sqlite"), ServerMeter.NONE, true, () -> deleteTree(dir));
     }
 
     // ------------------------------------------------------------------------------------------- helpers
+
+    private static List<RecipeLibrary> concat(List<RecipeLibrary> holdfast, List<RecipeLibrary> incumbents) {
+        return Stream.concat(holdfast.stream(), incumbents.stream()).toList();
+    }
 
     private static String query(String jdbcUrl, String sql) throws Exception {
         try (Connection c = DriverManager.getConnection(jdbcUrl); Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {

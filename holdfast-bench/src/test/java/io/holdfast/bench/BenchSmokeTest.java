@@ -26,7 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class BenchSmokeTest {
     private static final RunSettings TINY = new RunSettings(List.of(Shape.values()), 3, List.of(4), List.of(3), 20, Duration.ofMillis(1500),
-            1, Duration.ofMillis(100), Duration.ofMillis(500), 5_000, Duration.ofSeconds(10));
+            4, 3, 1, Duration.ofMillis(100), Duration.ofMillis(500), Duration.ofMillis(500), 5_000, Duration.ofSeconds(10));
     private static final Stores.Options OPTIONS = new Stores.Options("jdbc:postgresql://127.0.0.1:5432/test?user=postgres",
             Duration.ofMillis(10), 1);
 
@@ -44,11 +44,21 @@ class BenchSmokeTest {
             assertThat(libraries.get(0).name()).startsWith("Holdfast");
             assertThat(libraries.get(libraries.size() - 1).name()).contains("floor");
             long renewing = libraries.stream().filter(l -> l.renewal() != LockLibrary.Renewal.NONE).count();
-            assertThat(rows).as("progress: %s", progress).hasSize(4 * libraries.size() + (store.manyHeld() ? (int) renewing : 0));
+            int mutexRows = 4 * libraries.size() + (store.manyHeld() ? (int) renewing : 0);
+            assertThat(rows).as("progress: %s", progress).hasSize(mutexRows + store.recipes().size());
             // Interleaved: within each shape every library in turn, in the store's order.
             for (int i = 0; i < 4 * libraries.size(); i++) {
                 assertThat(rows.get(i).c().shape()).isEqualTo(TINY.cases().get(i / libraries.size()).shape());
                 assertThat(rows.get(i).library()).isEqualTo(libraries.get(i % libraries.size()).name());
+            }
+            // Then each recipe shape, Holdfast first and every incumbent that offers the recipe on this store.
+            List<String> recipeOrder = java.util.Arrays.stream(Shape.values()).filter(Shape::recipe)
+                    .flatMap(shape -> store.recipes(shape).stream()).map(r -> r.shape().option + " " + r.name()).toList();
+            assertThat(rows.subList(mutexRows, rows.size())).extracting(r -> r.c().shape().option + " " + r.library()).isEqualTo(recipeOrder);
+            for (Shape shape : Shape.values()) {
+                if (shape.recipe()) {
+                    assertThat(store.recipes(shape)).as(shape.option).isNotEmpty().first().satisfies(r -> assertThat(r.name()).startsWith("Holdfast"));
+                }
             }
             for (Runner.Row row : rows) {
                 String what = row.library() + ", " + row.c();
@@ -58,10 +68,23 @@ class BenchSmokeTest {
                 if (row.c().shape() == Shape.MANY_HELD) {
                     assertThat(v.get("held at end")).as(what).isEqualTo(20.0);
                     assertThat(v.get("renewal failures")).as(what).isZero();
+                } else if (row.c().shape() == Shape.LEADER) {
+                    assertThat(v.get("terms/s")).as(what + ": terms counted").isPositive();
+                    // Not asserted positive: without a queue (Memcached) the leader that resigns may win again every time.
+                    assertThat(v.get("failovers/s")).as(what).isBetween(0.0, v.get("terms/s"));
+                    assertThat(v.get(Runner.OVERLAPS)).as(what + ": two leaders at once").isZero();
+                    assertThat(v.get("timed-out waits")).as(what).isZero();
                 } else {
                     assertThat(v.getOrDefault("acquisitions/s", v.get("ops/s"))).as(what + ": acquisitions counted").isPositive();
                     assertThat(v.getOrDefault(Runner.OVERLAPS, 0.0)).as(what).isZero();
                     assertThat(v.getOrDefault("timed-out waits", 0.0)).as(what).isZero();
+                }
+                if (row.c().shape() == Shape.READ_WRITE) {
+                    assertThat(v.get("most readers at once")).as(what).isBetween(1.0, 4.0);
+                    assertThat(v.get("read wait p50 ms")).as(what).isPositive();
+                }
+                if (row.c().shape() == Shape.SEMAPHORE) {
+                    assertThat(v.get("most inside at once")).as(what).isBetween(1.0, (double) RecipeMeasurement.PERMITS);
                 }
                 if (row.c().shape() == Shape.ONE_NAME) {
                     assertThat(v.get("fewest per thread")).as(what).isBetween(0.0, v.get("most per thread"));
@@ -83,6 +106,10 @@ class BenchSmokeTest {
                 assertThat(markdown.lines().filter(l -> l.contains("| " + library.name() + " |"))).as(library.name())
                         .hasSize(store.manyHeld() && library.renewal() != LockLibrary.Renewal.NONE ? 5 : 4);
             }
+            for (RecipeLibrary recipe : store.recipes()) {
+                assertThat(markdown.lines().filter(l -> l.contains("| " + recipe.name() + " |"))).as(recipe.name()).hasSize(1);
+                assertThat(markdown).contains("- " + recipe.name() + ": " + recipe.howItIsUsed());
+            }
         }
     }
 
@@ -97,8 +124,9 @@ class BenchSmokeTest {
     void roundsRepeatEveryShapeInTurnAndTheTableShowsTheirMedian() {
         // A lock in this JVM: three rounds of two shapes for two libraries, in order round > shape > library.
         RunSettings settings = new RunSettings(List.of(Shape.UNCONTENDED, Shape.ONE_NAME), 2, List.of(2), List.of(2), 1, Duration.ofSeconds(1),
-                3, Duration.ZERO, Duration.ofMillis(100), 1_000_000, Duration.ofSeconds(1));
-        RunningStore store = new RunningStore("Local", "this JVM", List.of(local("first"), local("second")), ServerMeter.NONE, false, () -> { });
+                2, 2, 3, Duration.ZERO, Duration.ofMillis(100), Duration.ofMillis(100), 1_000_000, Duration.ofSeconds(1));
+        RunningStore store = new RunningStore("Local", "this JVM", List.of(local("first"), local("second")), List.of(), ServerMeter.NONE, false,
+                () -> { });
         List<Runner.Row> rows = new Runner(settings).run(store, s -> { });
         assertThat(rows).extracting(r -> r.round() + " " + r.c().shape().option + " " + r.library()).containsExactly(
                 "1 uncontended first", "1 uncontended second", "1 one-name first", "1 one-name second",
@@ -125,8 +153,8 @@ class BenchSmokeTest {
     void aLockerWithoutExclusionIsCaughtOverlapping() {
         // Every acquire "succeeds" at once: 4 threads are soon inside together, and the row must say so.
         LockLibrary broken = library("no exclusion", (name, wait) -> new Object());
-        RunSettings settings = new RunSettings(List.of(Shape.ONE_NAME), 1, List.of(4), List.of(1), 1, Duration.ofSeconds(1), 1, Duration.ZERO,
-                Duration.ofSeconds(1), 50_000_000, Duration.ofSeconds(1));
+        RunSettings settings = new RunSettings(List.of(Shape.ONE_NAME), 1, List.of(4), List.of(1), 1, Duration.ofSeconds(1), 1, 2, 1,
+                Duration.ZERO, Duration.ofSeconds(1), Duration.ofSeconds(1), 50_000_000, Duration.ofSeconds(1));
         List<Runner.Row> rows = new Runner(settings).run(storeOf(broken), s -> { });
         assertThat(rows).hasSize(1);
         assertThat(rows.get(0).error()).isNull();
@@ -143,8 +171,8 @@ class BenchSmokeTest {
             never.await();
             return new Object();
         });
-        RunSettings settings = new RunSettings(List.of(Shape.ONE_NAME), 1, List.of(2), List.of(1), 1, Duration.ofSeconds(1), 1, Duration.ZERO,
-                Duration.ofMillis(200), 10, Duration.ofSeconds(1));
+        RunSettings settings = new RunSettings(List.of(Shape.ONE_NAME), 1, List.of(2), List.of(1), 1, Duration.ofSeconds(1), 1, 2, 1,
+                Duration.ZERO, Duration.ofMillis(200), Duration.ofMillis(200), 10, Duration.ofSeconds(1));
         List<Runner.Row> rows = new Runner(settings).run(storeOf(stuck), s -> { });
         assertThat(rows).hasSize(1);
         assertThat(rows.get(0).error()).contains("2 of 2 threads still inside acquire", "CountDownLatch.await");
@@ -175,7 +203,7 @@ class BenchSmokeTest {
         int status = BenchMain.run(new String[] {"--shapes", "sideways"}, new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
                 new PrintStream(err, true, StandardCharsets.UTF_8));
         assertThat(status).isEqualTo(2);
-        assertThat(err.toString(StandardCharsets.UTF_8)).contains("shapes are [uncontended, own-names, one-name, clients, many-held]; got sideways");
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("shapes are [uncontended, own-names, one-name, clients, many-held, rw, semaphore, multi, leader]; got sideways");
     }
 
     @Test
@@ -187,7 +215,7 @@ class BenchSmokeTest {
     // ------------------------------------------------------------------------------------------- test libraries
 
     private static RunningStore storeOf(LockLibrary library) {
-        return new RunningStore("Test", "none", List.of(library), ServerMeter.NONE, false, () -> { });
+        return new RunningStore("Test", "none", List.of(library), List.of(), ServerMeter.NONE, false, () -> { });
     }
 
     /** A lock of this JVM: one java.util.concurrent lock per name, shared by every client of the library. */

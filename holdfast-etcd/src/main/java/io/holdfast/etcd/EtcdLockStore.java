@@ -9,7 +9,6 @@ import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.op.Cmp;
 import io.etcd.jetcd.op.CmpTarget;
 import io.etcd.jetcd.op.Op;
-import io.etcd.jetcd.options.DeleteOption;
 import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.PutOption;
 import io.holdfast.LockInfo;
@@ -39,7 +38,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * of that mutex called for.
  *
  * <ul>
- *   <li>An attempt is one transaction: if the owner's key {@code PREFIX/NAME!OWNER} does not exist, create it
+ *   <li>An attempt is one transaction: if the owner's key {@code PREFIX/NAME!OWNER} ({@code OWNER}: a slot name
+ *       reused after the owner's release, see {@link OwnerSlots}) does not exist, create it
  *       attached to the session lease and read the two newest keys of the lock: the owner holds the lock if its
  *       key is the only one, and otherwise waits behind the other, its predecessor. A retried attempt finds the
  *       key and adopts it (reading it and the lock's lowest key instead). An owner already queued re-attempts
@@ -53,7 +53,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       attempt read it. Being woken proves nothing: the next attempt decides, in one transaction, from the keys
  *       as they are, which also re-checks that the waiter's own key still exists (Jepsen's lesson: a waiter whose
  *       session expired while it waited must not believe it holds the lock).</li>
- *   <li>Release deletes the owner's key if it is still the one the hold created, and records its token.</li>
+ *   <li>Release deletes the owner's key if it is still the one the hold created, and records its token; if another
+ *       owner of this store waits on the lock, it also reads the lowest key left and, if that is such an owner's, hands
+ *       the lock on to it ({@link Releases}).</li>
  *   <li>Renewal sends one keep-alive per session and reads every renewed key (in transactions of at most
  *       128 reads, etcd's default limit), comparing create revisions with the tokens.</li>
  * </ul>
@@ -76,8 +78,11 @@ final class EtcdLockStore implements LockStore {
     private final StoreTraits traits;
     /** Keys this store created and has not seen deleted, by owner id. */
     private final ConcurrentHashMap<String, OwnedKey> owned = new ConcurrentHashMap<>();
+    /** The owners' key names, used again after their release (see {@link OwnerSlots}). */
+    private final OwnerSlots slots = new OwnerSlots();
     private final HoldRenewal renewal;
     private final PredecessorWatches predecessorWatches;
+    private final Releases releases;
     /** Every delete the store issues on its own (a release that failed, an unrenewed hold, an unanswered attempt). */
     private final BackgroundDeletes deletes;
     private final ScheduledExecutorService keeper;
@@ -101,8 +106,9 @@ final class EtcdLockStore implements LockStore {
         this.sessions = new SessionLeases(client.getLeaseClient(), calls, uri.requestTimeout);
         this.inspection = new LockInspection(kv, client.getLeaseClient(), keys, calls, uri.requestTimeout);
         this.deletes = new BackgroundDeletes(kv, keys, calls, uri.requestTimeout);
-        this.renewal = new HoldRenewal(kv, keys, calls, sessions, uri.requestTimeout, owned);
+        this.renewal = new HoldRenewal(kv, keys, slots, calls, sessions, uri.requestTimeout, owned);
         this.predecessorWatches = new PredecessorWatches(client.getWatchClient(), kv, keys, calls, uri.requestTimeout);
+        this.releases = new Releases(kv, keys, slots, calls, uri.requestTimeout, owned, deletes, predecessorWatches);
         this.traits = new StoreTraits("linearizable: etcd's Raft log orders every acquire (a quorum must accept it, so a "
                 + "minority partition cannot acquire); leases run on the etcd leader's clock", true, Duration.ofSeconds(1),
                 Duration.ofSeconds(2), true);
@@ -145,12 +151,12 @@ final class EtcdLockStore implements LockStore {
     public Attempt tryAcquire(String name, String ownerId, String holder, Duration lease) {
         LockKeys.requireOwnerId(ownerId);
         long start = System.nanoTime();
-        ByteSequence own = keys.owner(name, ownerId);
+        ByteSequence own = keys.owner(name, slots.assign(name, ownerId));
         // The owner wants its key again: no background delete may take it. One may already be on its way; then
         // this attempt writes the key, which fails that delete's guard (see BackgroundDeletes).
         boolean mustWrite = deletes.cancel(own);
         try {
-            return attempt(name, ownerId, holder, lease, start, mustWrite);
+            return attempt(name, ownerId, own, holder, lease, start, mustWrite);
         } catch (StoreUnavailableException e) {
             // The transaction may have been applied and its reply lost: the owner may now have a key, queued or even
             // holding. If nobody asks for it again (the core retries, or releases the owner, when it can), it is
@@ -160,8 +166,8 @@ final class EtcdLockStore implements LockStore {
         }
     }
 
-    private Attempt attempt(String name, String ownerId, String holder, Duration lease, long start, boolean mustWrite) {
-        ByteSequence own = keys.owner(name, ownerId);
+    private Attempt attempt(String name, String ownerId, ByteSequence own, String holder, Duration lease, long start,
+                            boolean mustWrite) {
         ByteSequence lockKeys = keys.lock(name);
         String what = "acquire '" + name + "'";
         for (int round = 1; round <= ATTEMPT_ROUNDS; round++) {
@@ -174,6 +180,15 @@ final class EtcdLockStore implements LockStore {
             // reads it and its predecessor. Otherwise create the key if absent; an owner whose key a background
             // delete may be after writes it in either case.
             boolean queued = !mustWrite && known != null && known.name.equals(name) && known.leaseId == session.leaseId;
+            long handedOnAt = queued ? releases.handedOnAt(name, known) : 0;
+            if (handedOnAt != 0) {
+                // The release that freed the lock read, in its own transaction, that this key was then the lowest:
+                // nothing to read (see Releases). The deadline still counts from the session's keep-alive.
+                if (!sessions.keptAlive(keepAlive, session, what)) {
+                    continue;
+                }
+                return decide(known, null, handedOnAt, start, lease, keepAlive);
+            }
             Op put = Op.put(own, LockKeys.bytes(holder), PutOption.builder().withLeaseId(session.leaseId).build());
             Op getOwn = Op.get(own, GetOption.DEFAULT);
             Op getLowest = Op.get(lockKeys, LockKeys.LOWEST);
@@ -277,54 +292,11 @@ final class EtcdLockStore implements LockStore {
 
     // ------------------------------------------------------------------------------------------ release
 
+    /** {@inheritDoc} See {@link Releases}. */
     @Override
     public boolean release(String name, String ownerId) {
         LockKeys.requireOwnerId(ownerId);
-        ByteSequence own = keys.owner(name, ownerId);
-        String what = "release '" + name + "'";
-        deletes.cancel(own); // this call deletes the key itself, or hands it back below
-        OwnedKey o = owned.remove(ownerId);
-        CompletableFuture<TxnResponse> txn;
-        if (o != null && o.held) {
-            // The key this hold created was the lock's lowest, and stays so while it exists: deleting it frees the
-            // lock, with no read. Any other key of this owner (there should be none) goes too.
-            txn = kv.txn()
-                    .If(new Cmp(own, Cmp.Op.EQUAL, CmpTarget.createRevision(o.createRevision)))
-                    .Then(Op.delete(own, DeleteOption.DEFAULT), Op.put(keys.lastToken(name), LockKeys.token(o.createRevision), PutOption.DEFAULT))
-                    .Else(Op.delete(own, DeleteOption.DEFAULT))
-                    .commit();
-        } else {
-            // Queued, or an owner this store did not see acquire: read whether it holds the lock as it goes.
-            txn = kv.txn()
-                    .If(new Cmp(own, Cmp.Op.GREATER, CmpTarget.createRevision(0)))
-                    .Then(Op.get(keys.lock(name), LockKeys.LOWEST), Op.delete(own, DeleteOption.DEFAULT))
-                    .commit();
-        }
-        TxnResponse r;
-        try {
-            r = calls.await(txn, uri.requestTimeout, what);
-        } catch (StoreUnavailableException e) {
-            // The key must not outlive the owner's interest in it (nothing else deletes a queued key while the
-            // session lives): it is deleted in the background once the cluster answers again.
-            deletes.afterFailedRelease(own, o == null ? 0L : o.createRevision, o != null && o.held ? name : null);
-            throw e;
-        }
-        if (o != null && o.held) {
-            return r.isSucceeded();
-        }
-        if (!r.isSucceeded()) {
-            return false; // already gone
-        }
-        KeyValue head = first(r.getGetResponses().get(0));
-        boolean wasHolder = head != null && head.getKey().equals(own);
-        if (wasHolder) {
-            // Released for an owner this store did not see acquire (a retry from elsewhere): record its token
-            // now, unless a later release already recorded a newer one.
-            ByteSequence last = keys.lastToken(name);
-            calls.await(kv.txn().If(new Cmp(last, Cmp.Op.LESS, CmpTarget.modRevision(r.getHeader().getRevision() + 1)))
-                    .Then(Op.put(last, LockKeys.token(head.getCreateRevision()), PutOption.DEFAULT)).commit(), uri.requestTimeout, what);
-        }
-        return wasHolder;
+        return releases.release(name, ownerId);
     }
 
     // ------------------------------------------------------------------------------------------ watch

@@ -29,15 +29,17 @@ final class HoldRenewal {
 
     private final KV kv;
     private final LockKeys keys;
+    private final OwnerSlots slots;
     private final EtcdCalls calls;
     private final SessionLeases sessions;
     private final Duration requestTimeout;
     private final Map<String, OwnedKey> owned;
 
     /** Renews the keys in {@code owned} (the store's map, by owner id), and forgets those found gone. */
-    HoldRenewal(KV kv, LockKeys keys, EtcdCalls calls, SessionLeases sessions, Duration requestTimeout, Map<String, OwnedKey> owned) {
+    HoldRenewal(KV kv, LockKeys keys, OwnerSlots slots, EtcdCalls calls, SessionLeases sessions, Duration requestTimeout, Map<String, OwnedKey> owned) {
         this.kv = kv;
         this.keys = keys;
+        this.slots = slots;
         this.calls = calls;
         this.sessions = sessions;
         this.requestTimeout = requestTimeout;
@@ -68,7 +70,8 @@ final class HoldRenewal {
             List<HoldRef> chunk = all.subList(from, Math.min(all.size(), from + MAX_TXN_OPS));
             Op[] gets = new Op[chunk.size()];
             for (int i = 0; i < gets.length; i++) {
-                gets[i] = Op.get(keys.owner(chunk.get(i).name(), chunk.get(i).ownerId()), GetOption.DEFAULT);
+                HoldRef ref = chunk.get(i);
+                gets[i] = Op.get(keys.owner(ref.name(), slots.of(ref.name(), ref.ownerId())), GetOption.DEFAULT);
             }
             reads.add(kv.txn().Then(gets).commit());
         }

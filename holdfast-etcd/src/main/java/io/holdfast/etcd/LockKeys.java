@@ -6,7 +6,8 @@ import io.etcd.jetcd.options.GetOption;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The key layout: owner {@code O} of lock {@code N} is the key {@code PREFIX/N!O}. The lock's keys are those
+ * The key layout: owner {@code O} of lock {@code N} is the key {@code PREFIX/N!O}, where {@code O} is the owner's
+ * slot ({@link OwnerSlots}: reused key names) or, for an owner the store gave no slot, its owner id. The lock's keys are those
  * starting with {@code PREFIX/N!}. The key {@code PREFIX/N} (no separator) records the token of the last hold
  * released through Holdfast, so that a free lock still has a status. The separator {@code !} can appear neither in a lock name nor in an
  * owner id, so the keys of lock {@code a} never include those of lock {@code a/b} (which a {@code /}
@@ -51,9 +52,9 @@ final class LockKeys {
         return bytes(root + name);
     }
 
-    /** The key of owner {@code ownerId} of lock {@code name}. */
-    ByteSequence owner(String name, String ownerId) {
-        return bytes(root + name + SEPARATOR + ownerId);
+    /** The key of the owner whose key suffix (slot or owner id, see {@link OwnerSlots}) is {@code suffix} on lock {@code name}. */
+    ByteSequence owner(String name, String suffix) {
+        return bytes(root + name + SEPARATOR + suffix);
     }
 
     /** Read of a lock's prefix for the key just before (by create revision) a key created at {@code revision}. */

@@ -16,6 +16,8 @@ final class OwnedKey {
     volatile boolean held;
     /** The predecessor the last refused attempt read, or null if that attempt did not read it. */
     private volatile Predecessor predecessor;
+    /** The revision of the release through this store that left this key the lock's lowest, 0 if none (see {@link Releases}). */
+    private volatile long handedOnAt;
     /** While held: until when (System.nanoTime) the owner renewed it; the keeper deletes it after. Guarded by this. */
     private long keepUntilNanos;
     /** The keeper gave it up: no renewal may report it renewed any more. Guarded by this. */
@@ -41,6 +43,23 @@ final class OwnedKey {
 
     void predecessor(Predecessor p) {
         predecessor = p;
+    }
+
+    /** A release through this store read, at {@code revision}, that this key was then the lock's lowest. */
+    void handedOn(long revision) {
+        handedOnAt = revision;
+    }
+
+    /** Whether a release handed the lock on to this key and its owner's attempt has not taken it yet. */
+    boolean isHandedOn() {
+        return handedOnAt != 0;
+    }
+
+    /** The revision at which a release handed the lock on to this key, 0 if none; forgets it. */
+    long takeHandedOnAt() {
+        long r = handedOnAt;
+        handedOnAt = 0;
+        return r;
     }
 
     /** Marks it held, kept until {@code untilNanos} unless renewed. */

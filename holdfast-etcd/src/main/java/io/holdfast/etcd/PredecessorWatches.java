@@ -48,6 +48,10 @@ final class PredecessorWatches {
         if (mine == null || !mine.name.equals(name)) {
             return () -> { };
         }
+        if (mine.isHandedOn()) {
+            onRelease.run(); // a release through this store gave it the lock: the next attempt takes it
+            return () -> { };
+        }
         OwnedKey.Predecessor predecessor = mine.predecessor();
         if (predecessor == null) {
             predecessor = lookUp(name, ownerId, mine);
@@ -78,6 +82,14 @@ final class PredecessorWatches {
         }
         KeyValue predecessor = beforeRead.get(0);
         return OwnedKey.Predecessor.of(predecessor, r.getHeader().getRevision());
+    }
+
+    /** Wakes {@code ownerId}'s waiter now, through its open watch if it has one (closing that watch). */
+    void wake(String ownerId) {
+        PredecessorWatch w = open.get(ownerId);
+        if (w != null) {
+            w.fire();
+        }
     }
 
     /** Closes every open watch. */

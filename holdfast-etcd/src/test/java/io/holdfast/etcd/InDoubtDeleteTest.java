@@ -1,14 +1,12 @@
 package io.holdfast.etcd;
 
-import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
 import io.holdfast.StoreUnavailableException;
 import io.holdfast.spi.Attempt;
 import io.holdfast.spi.HoldRef;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.util.List;
@@ -34,30 +32,14 @@ class InDoubtDeleteTest {
     private static final Duration LEASE = Duration.ofSeconds(2);
     /** The core's margin for a 2 s lease: the hold is valid until send time + lease - margin. */
     private static final long MARGIN_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
-    private static EtcdCluster etcd;
-    private static Client raw;
+    @RegisterExtension
+    static final OneEtcdMember ETCD = new OneEtcdMember();
 
     private static final ScheduledExecutorService TIMER = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "in-doubt-test-keepalive");
         t.setDaemon(true);
         return t;
     });
-
-    @BeforeAll
-    static void startEtcd() throws Exception {
-        etcd = EtcdCluster.start(1);
-        raw = Client.builder().endpoints(etcd.members().get(0).clientUrl()).build();
-    }
-
-    @AfterAll
-    static void stopEtcd() {
-        if (raw != null) {
-            raw.close();
-        }
-        if (etcd != null) {
-            etcd.close();
-        }
-    }
 
     @Test
     @Timeout(value = 180, unit = TimeUnit.SECONDS)
@@ -66,17 +48,17 @@ class InDoubtDeleteTest {
             String name = "doubt/" + trial;
             String ownerB = "b-" + trial;
             String ownerC = "c-" + trial;
-            EtcdCluster.Member member = etcd.members().get(0);
+            EtcdCluster.Member member = ETCD.cluster().members().get(0);
             try (ReplyHoldingProxy proxy = new ReplyHoldingProxy("127.0.0.1", member.clientPort);
                  EtcdLockStore b = new EtcdLockStore(EtcdUri.parse("etcd://127.0.0.1:" + proxy.port() + "/" + PREFIX
                          + "?requestTimeout=2s"));
-                 EtcdLockStore c = new EtcdLockStore(EtcdUri.parse(etcd.uri(PREFIX, "requestTimeout=2s")))) {
+                 EtcdLockStore c = new EtcdLockStore(EtcdUri.parse(ETCD.cluster().uri(PREFIX, "requestTimeout=2s")))) {
                 // B's store gets its session, which the test keeps alive from outside (B's own keep-alives get no
                 // answer in the outage), so that the outage decides nothing about it.
                 assertThat(b.tryAcquire("warm/" + trial, "w-" + trial, "b", LEASE).acquired()).as("B's store has its session").isTrue();
                 long session = holderKey("warm/" + trial).getLease();
                 b.release("warm/" + trial, "w-" + trial);
-                ScheduledFuture<?> keepAlive = TIMER.scheduleWithFixedDelay(() -> raw.getLeaseClient().keepAliveOnce(session),
+                ScheduledFuture<?> keepAlive = TIMER.scheduleWithFixedDelay(() -> ETCD.raw().getLeaseClient().keepAliveOnce(session),
                         0, 300, TimeUnit.MILLISECONDS);
                 // The outage: etcd does what B's store asks, but no answer comes back. B's attempt times out after
                 // 2 s (etcd has applied it): its key is in doubt. The store decides about that key at the attempt's
@@ -163,7 +145,7 @@ class InDoubtDeleteTest {
     }
 
     private static KeyValue holderKey(String name) throws Exception {
-        List<KeyValue> kvs = raw.getKVClient().get(EtcdKeys.utf8(PREFIX + "/" + name + "!"), io.etcd.jetcd.options.GetOption.builder()
+        List<KeyValue> kvs = ETCD.raw().getKVClient().get(EtcdKeys.utf8(PREFIX + "/" + name + "!"), io.etcd.jetcd.options.GetOption.builder()
                 .isPrefix(true).withSortField(io.etcd.jetcd.options.GetOption.SortTarget.CREATE)
                 .withSortOrder(io.etcd.jetcd.options.GetOption.SortOrder.ASCEND).withLimit(1).build())
                 .get(10, TimeUnit.SECONDS).getKvs();

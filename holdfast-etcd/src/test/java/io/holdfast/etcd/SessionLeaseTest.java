@@ -1,16 +1,14 @@
 package io.holdfast.etcd;
 
-import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.LeaseOption;
 import io.holdfast.Hold;
 import io.holdfast.Holdfast;
 import io.holdfast.LockInfo;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.util.List;
@@ -27,28 +25,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class SessionLeaseTest {
     private static final String PREFIX = "sessions-" + UUID.randomUUID().toString().substring(0, 8);
-    private static EtcdCluster etcd;
-    private static Client raw;
-
-    @BeforeAll
-    static void startEtcd() throws Exception {
-        etcd = EtcdCluster.start(1);
-        raw = Client.builder().endpoints(etcd.members().get(0).clientUrl()).build();
-    }
-
-    @AfterAll
-    static void stopEtcd() {
-        if (raw != null) {
-            raw.close();
-        }
-        if (etcd != null) {
-            etcd.close();
-        }
-    }
+    @RegisterExtension
+    static final OneEtcdMember ETCD = new OneEtcdMember();
 
     /** The key of the holder of {@code name}, read straight from etcd. */
     private static KeyValue holderKey(String name) throws Exception {
-        List<KeyValue> kvs = raw.getKVClient().get(EtcdKeys.utf8(PREFIX + "/" + name + "!"), GetOption.builder().isPrefix(true)
+        List<KeyValue> kvs = ETCD.raw().getKVClient().get(EtcdKeys.utf8(PREFIX + "/" + name + "!"), GetOption.builder().isPrefix(true)
                 .withSortField(GetOption.SortTarget.CREATE).withSortOrder(GetOption.SortOrder.ASCEND).withLimit(1).build())
                 .get(10, TimeUnit.SECONDS).getKvs();
         return kvs.isEmpty() ? null : kvs.get(0);
@@ -58,7 +40,7 @@ class SessionLeaseTest {
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void holdsOfOneLeaseLengthShareASessionLeaseWithThatTtl() throws Exception {
-        try (Holdfast h = Holdfast.connect(etcd.uri(PREFIX, null))) {
+        try (Holdfast h = Holdfast.connect(ETCD.cluster().uri(PREFIX, null))) {
             Hold a = h.lock("share/a", Duration.ofSeconds(3), true).acquire(Duration.ofSeconds(10));
             Hold b = h.lock("share/b", Duration.ofSeconds(3), true).acquire(Duration.ofSeconds(10));
             Hold c = h.lock("share/c", Duration.ofMillis(4500), true).acquire(Duration.ofSeconds(10));
@@ -66,9 +48,9 @@ class SessionLeaseTest {
             long leaseC = holderKey("share/c").getLease();
             assertThat(holderKey("share/b").getLease()).as("lease of b, same length as a").isEqualTo(leaseA);
             assertThat(leaseC).as("lease of c, another length").isNotEqualTo(leaseA);
-            assertThat(raw.getLeaseClient().timeToLive(leaseA, LeaseOption.DEFAULT).get(10, TimeUnit.SECONDS).getGrantedTTL())
+            assertThat(ETCD.raw().getLeaseClient().timeToLive(leaseA, LeaseOption.DEFAULT).get(10, TimeUnit.SECONDS).getGrantedTTL())
                     .as("TTL of the 3s holds' session").isEqualTo(3);
-            assertThat(raw.getLeaseClient().timeToLive(leaseC, LeaseOption.DEFAULT).get(10, TimeUnit.SECONDS).getGrantedTTL())
+            assertThat(ETCD.raw().getLeaseClient().timeToLive(leaseC, LeaseOption.DEFAULT).get(10, TimeUnit.SECONDS).getGrantedTTL())
                     .as("TTL of the 4.5s hold's session: rounded up to whole seconds").isEqualTo(5);
             a.close();
             b.close();
@@ -84,7 +66,7 @@ class SessionLeaseTest {
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void anUnrenewedHoldEndsAtItsLeaseWhileItsSessionLivesOn() throws Exception {
-        try (Holdfast h = Holdfast.connect(etcd.uri(PREFIX, null)); Holdfast other = Holdfast.connect(etcd.uri(PREFIX, null))) {
+        try (Holdfast h = Holdfast.connect(ETCD.cluster().uri(PREFIX, null)); Holdfast other = Holdfast.connect(ETCD.cluster().uri(PREFIX, null))) {
             Duration lease = Duration.ofSeconds(2);
             Hold renewed = h.lock("unrenewed/kept", lease, true).acquire(Duration.ofSeconds(10));
             long start = System.nanoTime();
@@ -110,11 +92,11 @@ class SessionLeaseTest {
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void aQueuedWaiterKeepsItsPlaceForManyTtls() throws Exception {
-        try (Holdfast holder = Holdfast.connect(etcd.uri(PREFIX, null)); Holdfast waiting = Holdfast.connect(etcd.uri(PREFIX, null))) {
+        try (Holdfast holder = Holdfast.connect(ETCD.cluster().uri(PREFIX, null)); Holdfast waiting = Holdfast.connect(ETCD.cluster().uri(PREFIX, null))) {
             Hold hold = holder.lock("queued/long").acquire(Duration.ofSeconds(10));
             CompletableFuture<Hold> waiter = waiting.lock("queued/long", Duration.ofSeconds(1), true).acquireAsync(Duration.ofSeconds(30));
             Thread.sleep(4_000);
-            List<KeyValue> keys = raw.getKVClient().get(EtcdKeys.utf8(PREFIX + "/queued/long!"), GetOption.builder().isPrefix(true).build())
+            List<KeyValue> keys = ETCD.raw().getKVClient().get(EtcdKeys.utf8(PREFIX + "/queued/long!"), GetOption.builder().isPrefix(true).build())
                     .get(10, TimeUnit.SECONDS).getKvs();
             assertThat(keys).as("holder and waiter keys after 4 TTLs of the waiter's session").hasSize(2);
             LockInfo info = waiting.admin().status("queued/long").orElseThrow();
@@ -140,8 +122,8 @@ class SessionLeaseTest {
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void aWaiterWhoseSessionExpiredQueuesAgainAtTheBack() throws Exception {
         String name = "jepsen/requeue";
-        try (Holdfast holder = Holdfast.connect(etcd.uri(PREFIX, null)); Holdfast early = Holdfast.connect(etcd.uri(PREFIX, null));
-             Holdfast late = Holdfast.connect(etcd.uri(PREFIX, null))) {
+        try (Holdfast holder = Holdfast.connect(ETCD.cluster().uri(PREFIX, null)); Holdfast early = Holdfast.connect(ETCD.cluster().uri(PREFIX, null));
+             Holdfast late = Holdfast.connect(ETCD.cluster().uri(PREFIX, null))) {
             Hold hold = holder.lock(name).acquire(Duration.ofSeconds(10));
             CompletableFuture<Hold> first = early.lock(name, Duration.ofSeconds(3), true).acquireAsync(Duration.ofSeconds(40));
             awaitKeys(name, 2);
@@ -149,7 +131,7 @@ class SessionLeaseTest {
             CompletableFuture<Hold> second = late.lock(name).acquireAsync(Duration.ofSeconds(40));
             awaitKeys(name, 3);
 
-            raw.getLeaseClient().revoke(earlyKey.getLease()).get(10, TimeUnit.SECONDS);
+            ETCD.raw().getLeaseClient().revoke(earlyKey.getLease()).get(10, TimeUnit.SECONDS);
             awaitKeys(name, 2); // the early waiter's key went with its session
             hold.close();
             Hold lateHold = second.get(20, TimeUnit.SECONDS);
@@ -164,7 +146,7 @@ class SessionLeaseTest {
     }
 
     private static List<KeyValue> keys(String name) throws Exception {
-        return raw.getKVClient().get(EtcdKeys.utf8(PREFIX + "/" + name + "!"), GetOption.builder().isPrefix(true)
+        return ETCD.raw().getKVClient().get(EtcdKeys.utf8(PREFIX + "/" + name + "!"), GetOption.builder().isPrefix(true)
                 .withSortField(GetOption.SortTarget.CREATE).withSortOrder(GetOption.SortOrder.ASCEND).build())
                 .get(10, TimeUnit.SECONDS).getKvs();
     }
