@@ -48,30 +48,28 @@ import java.util.function.Consumer;
  */
 public final class TortureRunner {
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(120);
-    private static final PartitionProxy.Mode[] PARTITION_MODES = {PartitionProxy.Mode.DELAY, PartitionProxy.Mode.DROP, PartitionProxy.Mode.RESET};
 
-    private final TortureSettings settings;
-    private StoreControl storeControl;
+    final TortureSettings settings;
+    StoreControl storeControl;
     private Consumer<String> progress = line -> { };
 
     private final List<FaultWindow> faults = new CopyOnWriteArrayList<>();
-    private final List<ClientLife> lives = new CopyOnWriteArrayList<>();
-    private final List<List<PartitionProxy>> proxies = new ArrayList<>();
-    private ClientProcess[] clients;
+    final List<ClientLife> lives = new CopyOnWriteArrayList<>();
+    final List<List<PartitionProxy>> proxies = new ArrayList<>();
+    ClientProcess[] clients;
     private List<String> clientUris;
     private Path historyDir;
     private Path logDir;
     private String runId;
     private String registerUrl;
-    private Signals signals;
-    private Random random;
-    private volatile boolean stopping;
+    Signals signals;
+    Random random;
+    volatile boolean stopping;
     private volatile long endAtNanos;
     /** True while some fault asked for has not had its turn and the scheduler may still give it one. */
     private volatile boolean faultsPending = true;
-    private int partitions;
-    private int pauses;
-    private ClusterRun clusterRun;
+    private final SingleStoreFaults clientFaults = new SingleStoreFaults(this);
+    ClusterRun clusterRun;
     private ClientCommand clientCommand;
 
     /** A runner for {@code settings}; nothing starts before {@link #run()}. */
@@ -233,7 +231,7 @@ public final class TortureRunner {
         }
     }
 
-    private ClientProcess startClient(int client, int incarnation) throws IOException {
+    ClientProcess startClient(int client, int incarnation) throws IOException {
         List<String> cmd = clientCommand.of(client, incarnation, clientUris.get(client - 1));
         return ClientProcess.start(client, incarnation, clusterRun == null ? cmd : clusterRun.clientCommand(client, cmd),
                 logDir.resolve("client-" + client + "-" + incarnation + ".log"));
@@ -347,10 +345,10 @@ public final class TortureRunner {
 
     private FaultWindow inject(Fault f) throws Exception {
         return switch (f) {
-            case KILL -> kill();
-            case PAUSE -> pause();
-            case PARTITION -> partition();
-            case RESTART -> restartStore();
+            case KILL -> clientFaults.kill();
+            case PAUSE -> clientFaults.pause();
+            case PARTITION -> clientFaults.partition();
+            case RESTART -> clientFaults.restartStore();
             case LEADER_PARTITION -> clusterRun.leaderPartition();
             case FOLLOWER_PARTITION -> clusterRun.followerPartition();
             case MINORITY_PARTITION -> clusterRun.minorityPartition();
@@ -360,180 +358,6 @@ public final class TortureRunner {
             case SLOW_LINK -> clusterRun.slowLink();
             case LEADER_CLOCK_STEP -> clusterRun.leaderClockStep();
         };
-    }
-
-    /**
-     * The client that holds the lock and has read the counters, with at least 10 ms of its pause before
-     * writing ahead (waiting up to 3 s for one); else one that holds the lock; else a random live client.
-     */
-    private synchronized ClientProcess pickTarget() throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(3).toNanos();
-        while (System.nanoTime() - deadline < 0 && !stopping) {
-            for (ClientProcess p : clients) {
-                if (p.isAlive() && p.inPauseOfAtLeast(10)) {
-                    return p;
-                }
-            }
-            Thread.sleep(0, 200_000);
-        }
-        for (ClientProcess p : clients) {
-            if (p.isAlive() && p.holding() != 0) {
-                return p;
-            }
-        }
-        List<ClientProcess> alive = new ArrayList<>();
-        for (ClientProcess p : clients) {
-            if (p.isAlive()) {
-                alive.add(p);
-            }
-        }
-        return alive.isEmpty() ? clients[0] : alive.get(random.nextInt(alive.size()));
-    }
-
-    /** A live client that does not say it holds the lock, at random; the first client if none. */
-    private ClientProcess pickWaiter() {
-        List<ClientProcess> waiting = new ArrayList<>();
-        for (ClientProcess p : clients) {
-            if (p.isAlive() && p.holding() == 0) {
-                waiting.add(p);
-            }
-        }
-        return waiting.isEmpty() ? clients[0] : waiting.get(random.nextInt(waiting.size()));
-    }
-
-    private FaultWindow kill() throws Exception {
-        ClientProcess target = pickTarget();
-        long token = target.holding();
-        long start = Event.now();
-        target.kill();
-        lives.add(target.life());
-        Thread.sleep(300);
-        ClientProcess replacement = startClient(target.client, target.incarnation + 1);
-        clients[target.client - 1] = replacement;
-        boolean ready = replacement.awaitReady(Duration.ofSeconds(60));
-        return new FaultWindow(Fault.KILL, start, Event.now(), "client " + target.client, token,
-                "SIGKILL pid " + target.process.pid() + "; replaced by pid " + replacement.process.pid()
-                        + (ready ? "" : " (not ready within 60s)"), null);
-    }
-
-    /**
-     * Every other pause lasts a fixed 1.5 leases plus half a second; the ones between wait for the lock to
-     * pass to another client and for that client to read the counters, and resume the paused holder then, so
-     * that its stale writes land inside the new holder's critical section, between its read and its write:
-     * the interleaving that defeats a fence checked at the write only.
-     */
-    private FaultWindow pause() throws Exception {
-        ClientProcess target = pickTarget();
-        long token = target.holding();
-        boolean untilSuccessor = token != 0 && pauses++ % 2 == 0;
-        long start = Event.now();
-        long startNanos = System.nanoTime();
-        boolean stopped = signals.send(target.process.pid(), "STOP");
-        String how;
-        try {
-            if (untilSuccessor) {
-                long latest = startNanos + pauseLength().multipliedBy(2).toNanos();
-                ClientProcess successor = null;
-                while (successor == null && System.nanoTime() - latest < 0 && !stopping) {
-                    for (ClientProcess p : clients) {
-                        // With permits, another client may hold one already: wait for a later acquisition.
-                        if (p != target && p.isAlive() && p.betweenReadAndWrite() && p.holding() != token
-                                && (!settings.sharedHolds() || p.holding() > token)) {
-                            successor = p;
-                        }
-                    }
-                    Thread.sleep(0, 200_000);
-                }
-                if (successor != null) {
-                    how = String.format(Locale.ROOT, "SIGSTOP until client %d held the lock (token %d) and had read the counters "
-                            + "(after %.2fs); SIGCONT", successor.client, successor.holding(), (System.nanoTime() - startNanos) / 1e9);
-                } else {
-                    how = "SIGSTOP; no other client took the lock within " + Durations.format(pauseLength().multipliedBy(2)) + "; SIGCONT";
-                }
-            } else {
-                sleepUntil(startNanos + pauseLength().toNanos(), false);
-                how = "SIGSTOP for " + Durations.format(pauseLength()) + ", then SIGCONT";
-            }
-        } finally {
-            signals.send(target.process.pid(), "CONT");
-        }
-        return new FaultWindow(Fault.PAUSE, start, Event.now(), "client " + target.client, token,
-                stopped ? how : "SIGSTOP failed (the process was gone)", null);
-    }
-
-    /**
-     * Partitions rotate through delay, drop and reset, and alternate between a waiting client (its next
-     * acquire is answered late, lost, or refused) and the holder (its release and renewals are).
-     */
-    private FaultWindow partition() throws Exception {
-        int n = partitions++;
-        ClientProcess target = n % 2 == 0 ? pickWaiter() : pickTarget();
-        long token = target.holding();
-        if (clusterRun != null) {
-            return clusterRun.partitionClient(target, token, token != 0 ? "the holder" : "a waiter");
-        }
-        PartitionProxy.Mode mode = PARTITION_MODES[n % PARTITION_MODES.length];
-        List<PartitionProxy> mine = proxies.get(target.client - 1);
-        long start = Event.now();
-        for (PartitionProxy p : mine) {
-            switch (mode) {
-                case DROP -> p.drop();
-                case RESET -> p.reset();
-                default -> p.delay(settings.lease());
-            }
-        }
-        try {
-            sleepUntil(System.nanoTime() + pauseLength().toNanos(), false);
-        } finally {
-            mine.forEach(PartitionProxy::heal);
-        }
-        String how = switch (mode) {
-            case DROP -> "traffic dropped (connections black-holed)";
-            case RESET -> "connections reset and refused";
-            default -> "traffic delayed by " + Durations.format(settings.lease()) + " each way";
-        };
-        return new FaultWindow(Fault.PARTITION, start, Event.now(), "client " + target.client, token,
-                (token != 0 ? "the holder: " : "a waiter: ") + how + " for " + Durations.format(pauseLength()) + ", then healed", null);
-    }
-
-    /**
-     * Restarts the store while a holder is between its read and its write (waiting up to 3 s for one with
-     * half its think time ahead), so that a store which forgets its holds on restart can grant the lock to
-     * another client while the old holder is still at work.
-     */
-    private FaultWindow restartStore() throws Exception {
-        ClientProcess holder = null;
-        long deadline = System.nanoTime() + Duration.ofSeconds(3).toNanos();
-        long ahead = settings.think().toMillis() / 2;
-        while (holder == null && System.nanoTime() - deadline < 0 && !stopping) {
-            for (ClientProcess p : clients) {
-                if (p.isAlive() && p.inPauseOfAtLeast(ahead)) {
-                    holder = p;
-                }
-            }
-            Thread.sleep(0, 200_000);
-        }
-        long token = holder == null ? 0 : holder.holding();
-        long start = Event.now();
-        storeControl.kill();
-        Thread.sleep(settings.restartDowntime().toMillis());
-        Exception failure = null;
-        for (int attempt = 1; attempt <= 3; attempt++) {
-            try {
-                storeControl.start();
-                failure = null;
-                break;
-            } catch (Exception e) {
-                failure = e;
-                Thread.sleep(1_000);
-            }
-        }
-        if (failure != null) {
-            throw new IllegalStateException("the store did not start again: " + failure, failure);
-        }
-        return new FaultWindow(Fault.RESTART, start, Event.now(), "store", token,
-                storeControl.describe() + " killed, down " + Durations.format(settings.restartDowntime()) + ", started again"
-                        + (holder == null ? "" : " (client " + holder.client + " was between its read and its write)"), null);
     }
 
     // ------------------------------------------------------------------------------------------ end
@@ -592,7 +416,7 @@ public final class TortureRunner {
     }
 
     /** Sleeps until {@code nanos} ({@link System#nanoTime()}), in short steps; {@code interruptible}: also until the stop. */
-    private void sleepUntil(long nanos, boolean interruptible) throws InterruptedException {
+    void sleepUntil(long nanos, boolean interruptible) throws InterruptedException {
         while (true) {
             long left = nanos - System.nanoTime();
             if (left <= 0 || (interruptible && stopping)) {
