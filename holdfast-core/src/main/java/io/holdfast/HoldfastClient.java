@@ -87,12 +87,17 @@ final class HoldfastClient implements Holdfast {
 
     @Override
     public DistributedLock lock(String name) {
-        return new LockHandle(this, LockNames.requireValid(name), defaultLease, true);
+        return lock(name, defaultLease, true);
     }
 
     @Override
     public DistributedLock lock(String name, Duration lease, boolean renew) {
-        return new LockHandle(this, LockNames.requireValid(name), leases.require(lease), renew);
+        return lock(name, lease, renew, LockInfo.Role.LOCK);
+    }
+
+    /** A lock whose holds' owner ids mark {@code role}. */
+    DistributedLock lock(String name, Duration lease, boolean renew, LockInfo.Role role) {
+        return new LockHandle(this, LockNames.requireValid(name), leases.require(lease), renew, role);
     }
 
     @Override
@@ -113,7 +118,7 @@ final class HoldfastClient implements Holdfast {
 
     @Override
     public DistributedSemaphore semaphore(String name, int permits, Duration lease, boolean renew) {
-        return SemaphoreHandle.of(this, "semaphore", name, permits, leases.require(lease), renew);
+        return SemaphoreHandle.of(this, "semaphore", name, permits, leases.require(lease), renew, LockInfo.Role.LOCK);
     }
 
     @Override
@@ -134,7 +139,7 @@ final class HoldfastClient implements Holdfast {
     @Override
     public LeaderElection leader(String name, Duration lease) {
         checkOpen();
-        Election election = new Election(this, lock(name, lease, true));
+        Election election = new Election(this, lock(name, lease, true, LockInfo.Role.LEADER));
         elections.add(election);
         if (closed) {
             election.close();
@@ -158,8 +163,9 @@ final class HoldfastClient implements Holdfast {
         return store.backend() + " " + store.address();
     }
 
-    String newOwnerId() {
-        return ownerPrefix + Long.toString(ownerCounter.incrementAndGet(), 36);
+    /** A new owner id, marked with {@code role} (see {@link LockInfo.Role}). */
+    String newOwnerId(LockInfo.Role role) {
+        return ownerPrefix + role.tag() + Long.toString(ownerCounter.incrementAndGet(), 36);
     }
 
     void checkOpen() {

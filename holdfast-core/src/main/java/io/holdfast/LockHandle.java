@@ -14,12 +14,15 @@ final class LockHandle implements DistributedLock {
     final String name;
     final Duration lease;
     final boolean renew;
+    /** Marked in the owner id of each of its holds, for {@code status} and {@code list}. */
+    final LockInfo.Role role;
 
-    LockHandle(HoldfastClient client, String name, Duration lease, boolean renew) {
+    LockHandle(HoldfastClient client, String name, Duration lease, boolean renew, LockInfo.Role role) {
         this.client = client;
         this.name = name;
         this.lease = lease;
         this.renew = renew;
+        this.role = role;
     }
 
     @Override
@@ -30,7 +33,7 @@ final class LockHandle implements DistributedLock {
     @Override
     public Optional<Hold> tryAcquire() {
         client.checkOpen();
-        String owner = client.newOwnerId();
+        String owner = client.newOwnerId(role);
         long sent = System.nanoTime();
         client.listeners.acquireStarted(name);
         // Never blocks, so it does not answer to interrupts: set the flag aside for the store call.
@@ -107,7 +110,7 @@ final class LockHandle implements DistributedLock {
         client.checkOpen();
         long start = System.nanoTime();
         client.listeners.acquireStarted(name);
-        Acquisition acquisition = new Acquisition(this, client.newOwnerId(), start, wait);
+        Acquisition acquisition = new Acquisition(this, client.newOwnerId(role), start, wait);
         acquisition.start(null, null);
         return acquisition.future;
     }
@@ -120,7 +123,7 @@ final class LockHandle implements DistributedLock {
      */
     private CompletableFuture<Hold> begin(Duration wait) {
         client.checkOpen();
-        String owner = client.newOwnerId();
+        String owner = client.newOwnerId(role);
         long start = System.nanoTime();
         client.listeners.acquireStarted(name);
         Attempt first = null;

@@ -4,23 +4,28 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
-/** {@link DistributedReadWriteLock}: a semaphore of {@link #MAX_READERS} permits; a read takes one, a write all. */
+/**
+ * {@link DistributedReadWriteLock}: a semaphore of {@link #MAX_READERS} permits; a read takes one, a write all. Reads and
+ * writes go through two handles on the same locks, which differ only in the role their owner ids mark (for
+ * {@code status} and {@code list}).
+ */
 final class ReadWriteHandle implements DistributedReadWriteLock {
     private final SemaphoreHandle semaphore;
     private final Side read;
     private final Side write;
 
-    private ReadWriteHandle(SemaphoreHandle semaphore) {
-        this.semaphore = semaphore;
-        this.read = new Side(semaphore, 1, "a read lock of '" + semaphore.name + "'");
-        this.write = new Side(semaphore, semaphore.permits(), "the write lock of '" + semaphore.name + "'");
+    private ReadWriteHandle(SemaphoreHandle reads, SemaphoreHandle writes) {
+        this.semaphore = reads;
+        this.read = new Side(reads, 1, "a read lock of '" + reads.name + "'");
+        this.write = new Side(writes, writes.permits(), "the write lock of '" + writes.name + "'");
     }
 
     /**
      * @throws IllegalArgumentException saying what is allowed, for a bad name or lease
      */
     static ReadWriteHandle of(HoldfastClient client, String name, Duration lease, boolean renew) {
-        return new ReadWriteHandle(SemaphoreHandle.of(client, "read-write lock", name, MAX_READERS, lease, renew));
+        return new ReadWriteHandle(SemaphoreHandle.of(client, "read-write lock", name, MAX_READERS, lease, renew, LockInfo.Role.READER),
+                SemaphoreHandle.of(client, "read-write lock", name, MAX_READERS, lease, renew, LockInfo.Role.WRITER));
     }
 
     @Override

@@ -21,25 +21,27 @@ final class SemaphoreHandle implements DistributedSemaphore {
     final DistributedLock gate;
     final List<DistributedLock> slots;
 
-    private SemaphoreHandle(HoldfastClient client, String name, int permits, Duration lease, boolean renew) {
+    private SemaphoreHandle(HoldfastClient client, String name, int permits, Duration lease, boolean renew, LockInfo.Role role) {
         this.client = client;
         this.name = name;
-        this.gate = client.lock(name + GATE_SUFFIX, lease, true);
+        this.gate = client.lock(name + GATE_SUFFIX, lease, true, role);
         List<DistributedLock> s = new ArrayList<>(permits);
         for (int i = 0; i < permits; i++) {
-            s.add(client.lock(name + PERMIT_SUFFIX + i, lease, renew));
+            s.add(client.lock(name + PERMIT_SUFFIX + i, lease, renew, role));
         }
         this.slots = List.copyOf(s);
     }
 
     /**
-     * A semaphore of {@code permits} permits called {@code name}; {@code kind} names it in messages ("semaphore").
+     * A semaphore of {@code permits} permits called {@code name}; {@code kind} names it in messages ("semaphore"); the
+     * owner ids of its holds mark {@code role} (a read-write lock's reads and writes).
      *
      * @throws IllegalArgumentException saying what is allowed, for a bad name, number of permits or lease
      */
-    static SemaphoreHandle of(HoldfastClient client, String kind, String name, int permits, Duration lease, boolean renew) {
+    static SemaphoreHandle of(HoldfastClient client, String kind, String name, int permits, Duration lease, boolean renew,
+                              LockInfo.Role role) {
         requireValid(kind, name, permits);
-        return new SemaphoreHandle(client, name, permits, lease, renew);
+        return new SemaphoreHandle(client, name, permits, lease, renew, role);
     }
 
     /** Checks a name and a number of permits; {@code kind} names the thing in messages. */

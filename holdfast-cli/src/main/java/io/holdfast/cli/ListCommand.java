@@ -20,13 +20,16 @@ import java.util.concurrent.Callable;
         description = {"Lists held locks whose names start with PREFIX (all if omitted), in name order.",
                 "The locks of a semaphore or read-write lock NAME show under a row NAME with the number of permits held "
                         + "(a read holds one, a write all): each permit NAME#permit-i held, and NAME#gate as acquiring while "
-                        + "an acquire takes its permits."})
+                        + "an acquire takes its permits.",
+                "HELD says leader for an elected leader's lock (its TOKEN is the term), and read or write for a read-write "
+                        + "lock's permits, whose group row counts its readers or names its writer."})
 final class ListCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
     @Mixin
     StoreOptions store;
-    @Option(names = "--json", description = "Print a JSON array of objects: name, held, holder, ownerId, "
+    @Option(names = "--json", description = "Print a JSON array of objects: name, held, role (lock, leader, "
+            + "reader or writer), holder, ownerId, "
             + "fencingToken, leaseRemainingMillis; a semaphore's locks also have semaphore (its name) and permit (the "
             + "index, null for its gate).")
     boolean json;

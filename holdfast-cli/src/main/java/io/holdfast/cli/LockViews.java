@@ -26,8 +26,30 @@ final class LockViews {
 
     /** Adds {@code info} to a table with {@link #table}'s columns. */
     static void row(Table table, LockInfo info) {
-        table.row(info.name(), info.held() ? "yes" : "no", info.holder(), info.ownerId(), info.fencingToken(),
+        table.row(info.name(), heldAs(info), info.holder(), info.ownerId(), info.fencingToken(),
                 info.held() ? leaseLeft(info.leaseRemaining()) : null);
+    }
+
+    /**
+     * The HELD column: {@code no}, or what the hold is for as its owner id marks it: {@code leader} (its token is the
+     * term), {@code read} or {@code write} (a permit of a read-write lock), else {@code yes}.
+     */
+    static String heldAs(LockInfo info) {
+        if (!info.held()) {
+            return "no";
+        }
+        return switch (info.role()) {
+            case LEADER -> "leader";
+            case READER -> "read";
+            case WRITER -> "write";
+            case LOCK -> "yes";
+        };
+    }
+
+    /** {@code status}'s line on a leader's hold: who leads, in which term. */
+    static String leaderLine(LockInfo info) {
+        return "leader of '" + info.name() + "': " + info.holder() + ", term " + info.fencingToken() + " (the hold's fencing token), "
+                + "lease left " + leaseLeft(info.leaseRemaining());
     }
 
     static Json.Obj json(LockInfo info) {
@@ -42,6 +64,7 @@ final class LockViews {
         }
         return obj
                 .put("held", info.held())
+                .put("role", info.held() ? info.role().name().toLowerCase(Locale.ROOT) : null)
                 .put("holder", info.holder())
                 .put("ownerId", info.ownerId())
                 .put("fencingToken", info.fencingToken())

@@ -1,5 +1,6 @@
 package io.holdfast.cli;
 
+import io.holdfast.DistributedReadWriteLock;
 import io.holdfast.DistributedSemaphore;
 import io.holdfast.LockAdmin;
 import io.holdfast.LockInfo;
@@ -78,8 +79,59 @@ final class PermitViews {
         }
 
         List<String> holders() {
-            return permits.stream().map(p -> p.info().holder()).filter(Objects::nonNull).distinct().toList();
+            return PermitViews.holders(permits);
         }
+
+        /** Held permits whose owner ids mark {@code role}: a read-write lock's reads or writes. */
+        List<Member> held(LockInfo.Role role) {
+            return permits.stream().filter(p -> p.info().role() == role).toList();
+        }
+
+        /** Whether its held permits are a read-write lock's (marked as reads or writes by clients of this version). */
+        boolean isReadWriteLock() {
+            return !held(LockInfo.Role.READER).isEmpty() || !held(LockInfo.Role.WRITER).isEmpty();
+        }
+    }
+
+    static List<String> holders(List<Member> permits) {
+        return permits.stream().map(p -> p.info().holder()).filter(Objects::nonNull).distinct().toList();
+    }
+
+    /**
+     * What a read-write lock's held permits say, short (for {@code list}): {@code writer}, {@code 3 readers}, or
+     * {@code 2 readers, 5 writing} while a writer takes its permits (or after a write was downgraded to a read).
+     */
+    static String readWriteShort(Semaphore s) {
+        int readers = s.held(LockInfo.Role.READER).size();
+        int writing = s.held(LockInfo.Role.WRITER).size();
+        if (writing == DistributedReadWriteLock.MAX_READERS) {
+            return "writer";
+        }
+        String r = readers + (readers == 1 ? " reader" : " readers");
+        return writing == 0 ? r : r + ", " + writing + " writing";
+    }
+
+    /** {@code status}'s line on a read-write lock: its writer or its readers, and by whom. */
+    static String readWriteSummary(Semaphore s) {
+        List<Member> readers = s.held(LockInfo.Role.READER);
+        List<Member> writing = s.held(LockInfo.Role.WRITER);
+        StringBuilder b = new StringBuilder("read-write lock '").append(s.name()).append("': ");
+        if (writing.size() == DistributedReadWriteLock.MAX_READERS) {
+            return b.append("written by ").append(String.join(", ", holders(writing))).append(" (all ")
+                    .append(DistributedReadWriteLock.MAX_READERS).append(" permits)").toString();
+        }
+        b.append(readers.size()).append(readers.size() == 1 ? " reader" : " readers").append(" of at most ")
+                .append(DistributedReadWriteLock.MAX_READERS);
+        List<String> readerHolders = holders(readers);
+        if (!readerHolders.isEmpty()) {
+            b.append(", by ").append(readerHolders.size() == 1 ? readerHolders.get(0) : readerHolders.size() + " holders");
+        }
+        if (!writing.isEmpty()) {
+            b.append("; ").append(String.join(", ", holders(writing))).append(" holds ").append(writing.size())
+                    .append(" of its permits for a write: ").append(s.gate() != null ? "a writer waiting for the readers to leave"
+                            : "a write downgraded to a read, or a writer taking its permits");
+        }
+        return b.toString();
     }
 
     /** Asks the store for the held permits and the gate of the semaphore {@code name}: two calls. */
@@ -101,6 +153,9 @@ final class PermitViews {
      * the user gave (null if not given; then the highest held index is a lower bound).
      */
     static String summary(Semaphore s, Integer permits) {
+        if (s.isReadWriteLock()) {
+            return readWriteSummary(s);
+        }
         int held = s.permits().size();
         List<String> holders = s.holders();
         StringBuilder b = new StringBuilder("semaphore or read-write lock '").append(s.name()).append("': ");
@@ -149,9 +204,11 @@ final class PermitViews {
                     .put("ownerId", p.info().ownerId()).put("fencingToken", p.info().fencingToken())
                     .put("leaseRemainingMillis", p.info().leaseRemaining() == null ? null : p.info().leaseRemaining().toMillis()));
         }
+        Json.Obj readWrite = !s.isReadWriteLock() ? null : Json.object().put("readers", s.held(LockInfo.Role.READER).size())
+                .put("writePermits", s.held(LockInfo.Role.WRITER).size()).put("writers", holders(s.held(LockInfo.Role.WRITER)));
         return Json.object().put("permitsHeld", s.permits().size()).put("permits", permits).put("atLeastPermits", s.atLeast())
                 .put("holders", s.holders().size()).put("held", held)
-                .put("gate", s.gate() == null ? null : LockViews.json(s.gate()));
+                .put("gate", s.gate() == null ? null : LockViews.json(s.gate())).put("readWrite", readWrite);
     }
 
     /**
@@ -183,12 +240,13 @@ final class PermitViews {
             List<Member> members = new ArrayList<>(groups.get(name));
             members.sort(Comparator.comparingInt((Member m) -> m.isGate() ? Integer.MAX_VALUE : m.permit()));
             List<Member> permits = members.stream().filter(m -> !m.isGate()).toList();
-            List<String> holders = new Semaphore(name, permits, null).holders();
-            table.row(name, permits.size() + (permits.size() == 1 ? " permit" : " permits"),
+            Semaphore group = new Semaphore(name, permits, null);
+            List<String> holders = group.holders();
+            table.row(name, group.isReadWriteLock() ? readWriteShort(group) : permits.size() + (permits.size() == 1 ? " permit" : " permits"),
                     holders.size() == 1 ? holders.get(0) : holders.isEmpty() ? null : holders.size() + " holders", null, null, null);
             for (Member m : members) {
                 LockInfo i = m.info();
-                table.row("  " + (m.isGate() ? GATE : PERMIT + m.permit()), m.isGate() ? "acquiring" : "yes", i.holder(), i.ownerId(),
+                table.row("  " + (m.isGate() ? GATE : PERMIT + m.permit()), m.isGate() ? "acquiring" : LockViews.heldAs(i), i.holder(), i.ownerId(),
                         i.fencingToken(), LockViews.leaseLeft(i.leaseRemaining()));
             }
         }

@@ -26,16 +26,20 @@ import java.util.concurrent.Callable;
                 + "by the store's clock. A free lock shows the last token issued where the store keeps one "
                 + "(ZooKeeper keeps none: 0).",
                 "If NAME is a semaphore or read-write lock (its locks NAME#permit-i are held), shows the permits held "
-                        + "(a read holds one, a write all) and who is acquiring (NAME#gate).",
+                        + "(a read holds one, a write all) and who is acquiring (NAME#gate); for a read-write lock, its "
+                        + "writer or how many read it. A leader elected for NAME (holdfast lead, holdfast.leader) shows as "
+                        + "leader, with its term.",
                 "Exits 0 whether or not the lock is held; use --json and its \"held\" field in scripts."})
 final class StatusCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
     @Mixin
     StoreOptions store;
-    @Option(names = "--json", description = "Print one JSON object: name, known, held, holder, ownerId, fencingToken, "
+    @Option(names = "--json", description = "Print one JSON object: name, known, held, role (lock, "
+            + "leader, reader or writer, as the hold's owner id marks it; null if free), holder, ownerId, fencingToken, "
             + "leaseRemainingMillis (null where there is nothing to say), and semaphore: null, or the permits held of "
-            + "the semaphore NAME (permitsHeld, permits, atLeastPermits, holders, held, gate).")
+            + "the semaphore NAME (permitsHeld, permits, atLeastPermits, holders, held, gate, and readWrite: null, or for a "
+            + "read-write lock readers, writePermits, writers).")
     boolean json;
     @Option(names = "--permits", paramLabel = "N", description = "The permits of the semaphore NAME (a read-write lock's "
             + "readers at once), which the store does not record: says how many of N are held and free.")
@@ -67,7 +71,7 @@ final class StatusCommand implements Callable<Integer> {
         if (json) {
             Json.Obj obj = info.map(i -> LockViews.json(i, true))
                     .orElseGet(() -> Json.object().put("name", name).put("known", false).put("held", false)
-                            .put("holder", null).put("ownerId", null).put("fencingToken", null)
+                            .put("role", null).put("holder", null).put("ownerId", null).put("fencingToken", null)
                             .put("leaseRemainingMillis", null));
             obj.put("semaphore", semaphore.isEmpty() && permits == null ? null : PermitViews.json(semaphore, permits));
             out.println(obj);
@@ -75,6 +79,9 @@ final class StatusCommand implements Callable<Integer> {
             boolean showSemaphore = (!semaphore.isEmpty() || permits != null) && missing.isEmpty();
             if (info.isPresent()) {
                 out.print(LockViews.table(List.of(info.get())).render());
+                if (info.get().held() && info.get().role() == LockInfo.Role.LEADER) {
+                    out.println(LockViews.leaderLine(info.get()));
+                }
             } else if (!showSemaphore) {
                 out.println("lock '" + name + "' is not known to the store ("
                         + missing.map(p -> "no database file at " + p).orElse("never taken") + ")");

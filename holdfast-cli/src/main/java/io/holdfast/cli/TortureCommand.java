@@ -69,6 +69,12 @@ final class TortureCommand implements Callable<Integer> {
                     + "at once, not more (1 to 64; default: ${DEFAULT-VALUE}, the lock). The write-fenced and unguarded counters "
                     + "then lose updates by design.")
     int permits;
+    @Option(names = "--rw", description = "Each round takes a read of a read-write lock (one round in three its write) instead of "
+            + "the lock; the check: never a writer with anyone. Not with --permits or --leader.")
+    boolean readWrite;
+    @Option(names = "--leader", description = "Each round campaigns for leader of an election (holdfast.leader) and resigns at "
+            + "its end; the check: one leader at a time, never two in one term. Not with --permits or --rw.")
+    boolean leader;
 
     @Option(names = "--clock-skew", paramLabel = "LIST",
             description = "Clients whose wall clock is off, as CLIENT:OFFSET, comma-separated (for example 2:+30s,3:-30s; whole seconds, "
@@ -139,11 +145,14 @@ final class TortureCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), "--faults: " + e.getMessage());
         }
+        if (readWrite && leader) {
+            throw new ParameterException(spec.commandLine(), "--rw and --leader are not allowed together; allowed: one of them, or neither");
+        }
         Path dir = report.toAbsolutePath();
         TortureSettings.Builder b = (cluster != null ? TortureSettings.builder(cluster)
                 : TortureSettings.builder(uri != null ? uri : "sqlite:" + dir.resolve("locks.db")))
                 .clients(clients).duration(duration).faults(faultSet).reportDir(dir).lease(lease).think(think).registerUrl(register)
-                .threads(threads).permits(permits);
+                .threads(threads).permits(permits).recipe(recipe());
         if (seed != null) {
             b.seed(seed);
         }
@@ -195,5 +204,9 @@ final class TortureCommand implements Callable<Integer> {
                 throw new IllegalStateException("'" + command + "' exited with status " + p.exitValue());
             }
         }
+    }
+
+    private TortureSettings.Recipe recipe() {
+        return readWrite ? TortureSettings.Recipe.READ_WRITE : leader ? TortureSettings.Recipe.LEADER : TortureSettings.Recipe.LOCK;
     }
 }

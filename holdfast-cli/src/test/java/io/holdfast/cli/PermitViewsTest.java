@@ -1,9 +1,11 @@
 package io.holdfast.cli;
 
+import io.holdfast.DistributedReadWriteLock;
 import io.holdfast.LockInfo;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -43,6 +45,50 @@ class PermitViewsTest {
         assertThat(lines.get(4)).matches(" +#permit-10 +yes +r2 +o3 +3 +9\\.0s");
         assertThat(lines.get(5)).matches(" +#gate +acquiring +w +o9 +9 +9\\.0s");
         assertThat(lines.get(6)).startsWith("zeta ");
+    }
+
+    private static LockInfo marked(String name, String holder, String mark, long token) {
+        return new LockInfo(name, true, holder, "Bp09N5S8-9Quu2de." + mark + token, token, Duration.ofSeconds(9));
+    }
+
+    @Test
+    void aReadWriteLocksGroupCountsItsReadersOrNamesItsWriterAndALeaderRowSaysLeader() {
+        List<LockInfo> locks = new ArrayList<>();
+        locks.add(marked("cron", "h1", "L", 7));
+        locks.add(marked("docs#permit-0", "r1", "R", 1));
+        locks.add(marked("docs#permit-5", "r2", "R", 2));
+        for (int i = 0; i < DistributedReadWriteLock.MAX_READERS; i++) {
+            locks.add(marked("orders#permit-" + i, "w", "W", 10 + i));
+        }
+
+        List<String> lines = PermitViews.listTable(locks).render().lines().toList();
+
+        assertThat(lines.get(1)).matches("cron +leader +h1 +\\S+L7 +7 +9\\.0s");
+        assertThat(lines.get(2)).matches("docs +2 readers +2 holders +- +- +-");
+        assertThat(lines.subList(3, 5)).allMatch(l -> l.matches(" +#permit-[05] +read +r[12] .*"));
+        assertThat(lines.get(5)).matches("orders +writer +w +- +- +-");
+        assertThat(lines.subList(6, 6 + DistributedReadWriteLock.MAX_READERS)).allMatch(l -> l.matches(" +#permit-\\d+ +write +w .*"));
+        assertThat(LockViews.leaderLine(locks.get(0))).isEqualTo("leader of 'cron': h1, term 7 (the hold's fencing token), lease left 9.0s");
+    }
+
+    @Test
+    void theSummaryOfAReadWriteLockSaysWhoReadsOrWrites() {
+        PermitViews.Semaphore readers = new PermitViews.Semaphore("docs", List.of(
+                PermitViews.member(marked("docs#permit-0", "r1", "R", 1)).orElseThrow(),
+                PermitViews.member(marked("docs#permit-1", "r1", "R", 2)).orElseThrow()), null);
+        List<PermitViews.Member> all = new ArrayList<>();
+        for (int i = 0; i < DistributedReadWriteLock.MAX_READERS; i++) {
+            all.add(PermitViews.member(marked("orders#permit-" + i, "w", "W", i + 1)).orElseThrow());
+        }
+        PermitViews.Semaphore written = new PermitViews.Semaphore("orders", all, null);
+        PermitViews.Semaphore waiting = new PermitViews.Semaphore("docs", List.of(readers.permits().get(0),
+                PermitViews.member(marked("docs#permit-2", "w", "W", 3)).orElseThrow()), marked("docs#gate", "w", "W", 4));
+
+        assertThat(PermitViews.summary(readers, null)).isEqualTo("read-write lock 'docs': 2 readers of at most 16, by r1");
+        assertThat(PermitViews.summary(written, 16)).isEqualTo("read-write lock 'orders': written by w (all 16 permits)");
+        assertThat(PermitViews.summary(waiting, null)).isEqualTo("read-write lock 'docs': 1 reader of at most 16, by r1; w holds 1 "
+                + "of its permits for a write: a writer waiting for the readers to leave");
+        assertThat(PermitViews.json(written, null).toString()).contains("\"readWrite\":{\"readers\":0,\"writePermits\":16,\"writers\":[\"w\"]}");
     }
 
     @Test

@@ -49,6 +49,17 @@ class TortureCommandTest {
     }
 
     @Test
+    void recipesGoOneAtATime() {
+        assertThat(run("torture", "--report", dir.toString(), "--rw", "--leader")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err.toString()).contains("--rw and --leader are not allowed together");
+        assertThat(run("torture", "--report", dir.toString(), "--rw", "--permits", "2")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err.toString()).contains("permits 2 is not allowed with READ_WRITE; allowed: permits only with the lock");
+        assertThat(run("torture", "--report", dir.toString(), "--leader", "--permits", "3")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err.toString()).contains("permits 3 is not allowed with LEADER");
+        assertThat(Files.exists(dir.resolve("history"))).isFalse();
+    }
+
+    @Test
     void clientsOutOfRangeIsAUsageErrorThatSaysTheRange() {
         assertThat(run("torture", "--report", dir.toString(), "--clients", "0")).isEqualTo(ExitCodes.USAGE);
         assertThat(err.toString()).contains("1 to 32");

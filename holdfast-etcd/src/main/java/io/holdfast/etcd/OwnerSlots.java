@@ -1,5 +1,7 @@
 package io.holdfast.etcd;
 
+import io.holdfast.LockInfo;
+
 import java.security.SecureRandom;
 import java.util.Base64;
 import java.util.BitSet;
@@ -47,16 +49,16 @@ final class OwnerSlots {
             slot = taken.nextClearBit(0);
             taken.set(slot);
             slots.put(id(name, ownerId), slot);
-            owners.put(id(name, suffix(slot)), ownerId);
+            owners.put(id(name, suffix(slot, ownerId)), ownerId);
             perName.merge(name, 1, Integer::sum);
         }
-        return suffix(slot);
+        return suffix(slot, ownerId);
     }
 
     /** The key suffix of {@code ownerId} on lock {@code name}: its slot's, or the owner id itself if it has none. */
     synchronized String of(String name, String ownerId) {
         Integer slot = slots.get(id(name, ownerId));
-        return slot == null ? ownerId : suffix(slot);
+        return slot == null ? ownerId : suffix(slot, ownerId);
     }
 
     /** Takes {@code ownerId}'s slot away (its release is on its way); {@link #free} it once the release is answered. */
@@ -65,9 +67,10 @@ final class OwnerSlots {
         if (slot == null) {
             return new Ended(ownerId, -1);
         }
-        owners.remove(id(name, suffix(slot)));
+        String suffix = suffix(slot, ownerId);
+        owners.remove(id(name, suffix));
         perName.computeIfPresent(name, (n, count) -> count == 1 ? null : count - 1);
-        return new Ended(suffix(slot), slot);
+        return new Ended(suffix, slot);
     }
 
     /** The owner on lock {@code name} whose slot's key suffix is {@code suffix}; null if none of this store's has it. */
@@ -92,8 +95,15 @@ final class OwnerSlots {
         return taken.cardinality();
     }
 
-    private String suffix(int slot) {
-        return store + "." + Integer.toString(slot, 36);
+    /**
+     * {@code STORE.SLOT}, with the role mark of {@code ownerId} (a capital letter right after its last dot, see
+     * {@link LockInfo.Role}) between the dot and the slot, so that {@code status} and {@code list}, which show the key's
+     * suffix as the owner id, still tell a leader's hold or a read-write lock's read or write from a plain lock's.
+     */
+    private String suffix(int slot, String ownerId) {
+        String mark = LockInfo.Role.of(ownerId) == LockInfo.Role.LOCK ? "" : ownerId.substring(ownerId.lastIndexOf('.') + 1,
+                ownerId.lastIndexOf('.') + 2);
+        return store + "." + mark + Integer.toString(slot, 36);
     }
 
     private static String id(String name, String ownerId) {

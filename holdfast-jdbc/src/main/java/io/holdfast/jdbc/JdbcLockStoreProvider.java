@@ -9,7 +9,8 @@ import java.util.List;
  * The JDBC backend: {@code sqlite:[PATH]}, {@code jdbc:sqlite:PATH}, {@code jdbc:postgresql://...},
  * {@code jdbc:mariadb://...} and {@code jdbc:mysql://...}, with Holdfast's parameters {@code table},
  * {@code poolSize}, {@code connectTimeout}, {@code busyTimeout} (SQLite), {@code createTable} and
- * {@code mode} ({@code table}, the default, or {@code native} for the database's session locks).
+ * {@code mode} ({@code table}, the default, {@code native} for the database's session locks, or {@code row} for
+ * {@code SELECT ... FOR UPDATE NOWAIT} row locks held by open transactions).
  */
 public final class JdbcLockStoreProvider implements LockStoreProvider {
 
@@ -27,6 +28,6 @@ public final class JdbcLockStoreProvider implements LockStoreProvider {
     public LockStore open(String uri) {
         JdbcUri parsed = JdbcUri.parse(uri);
         JdbcLockStore table = new JdbcLockStore(parsed);
-        return parsed.nativeLocks ? new NativeLockStore(table) : table;
+        return parsed.pinsConnections() ? new NativeLockStore(table) : table;
     }
 }

@@ -39,8 +39,21 @@ final class JdbcUri {
     final Duration connectTimeout;
     final Duration busyTimeout;
     final boolean createTable;
-    /** True for the database's own session-bound locks (mode=native) instead of the lock table. */
-    final boolean nativeLocks;
+    /** How holds are kept: lease rows of the lock table, or a lock of the database's own on a pinned connection. */
+    enum Mode {
+        /** Lease rows of the lock table ({@code mode=table}, the default). */
+        TABLE,
+        /** PostgreSQL advisory locks, MySQL/MariaDB {@code GET_LOCK} ({@code mode=native}). */
+        NATIVE,
+        /** {@code SELECT ... FOR UPDATE NOWAIT} on a row, held by an open transaction ({@code mode=row}). */
+        ROW;
+
+        String parameter() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    final Mode mode;
 
     private JdbcUri(String kind, String jdbcUrl, String address, Map<String, String> own) {
         this.kind = kind;
@@ -50,18 +63,9 @@ final class JdbcUri {
         if (!TABLE.matcher(table).matches()) {
             throw new IllegalArgumentException("table '" + table + "' is not allowed; allowed: a letter or _ then up to 47 letters, digits or _");
         }
-        String mode = own.getOrDefault("mode", "table");
-        if (!mode.equals("table") && !mode.equals("native")) {
-            throw new IllegalArgumentException("mode '" + mode + "' is not allowed; allowed: table (the lock table, default) or native "
-                    + "(PostgreSQL advisory locks, MySQL/MariaDB GET_LOCK)");
-        }
-        if (mode.equals("native") && kind.equals(SQLITE)) {
-            throw new IllegalArgumentException("mode native is for PostgreSQL (advisory locks) and MySQL/MariaDB (GET_LOCK); SQLite has no "
-                    + "session locks: use its default lock table");
-        }
-        this.nativeLocks = mode.equals("native");
-        // A native hold pins one connection for as long as it lasts.
-        this.poolSize = parseInt(own.getOrDefault("poolSize", nativeLocks ? "16" : "4"), "poolSize", nativeLocks ? 2 : 1, 256);
+        this.mode = mode(own.getOrDefault("mode", "table"), kind);
+        // A native or row hold pins one connection for as long as it lasts; a read-write lock's write takes 17 at its peak.
+        this.poolSize = parseInt(own.getOrDefault("poolSize", pinsConnections() ? "24" : "4"), "poolSize", pinsConnections() ? 2 : 1, 256);
         this.connectTimeout = parseDuration(own.getOrDefault("connectTimeout", "5s"), "connectTimeout", Duration.ofMillis(250), Duration.ofMinutes(5));
         this.busyTimeout = parseDuration(own.getOrDefault("busyTimeout", "2s"), "busyTimeout", Duration.ZERO, Duration.ofMinutes(5));
         String ct = own.getOrDefault("createTable", "true");
@@ -69,6 +73,31 @@ final class JdbcUri {
             throw new IllegalArgumentException("createTable '" + ct + "' is not allowed; allowed: true or false");
         }
         this.createTable = Boolean.parseBoolean(ct);
+    }
+
+    private static Mode mode(String value, String kind) {
+        Mode mode = switch (value) {
+            case "table" -> Mode.TABLE;
+            case "native" -> Mode.NATIVE;
+            case "row" -> Mode.ROW;
+            default -> throw new IllegalArgumentException("mode '" + value + "' is not allowed; allowed: table (the lock table, default), native "
+                    + "(PostgreSQL advisory locks, MySQL/MariaDB GET_LOCK) or row (SELECT ... FOR UPDATE NOWAIT in an open transaction)");
+        };
+        if (mode == Mode.NATIVE && kind.equals(SQLITE)) {
+            throw new IllegalArgumentException("mode native is for PostgreSQL (advisory locks) and MySQL/MariaDB (GET_LOCK); SQLite has no "
+                    + "session locks: use its default lock table");
+        }
+        if (mode == Mode.ROW && kind.equals(SQLITE)) {
+            throw new IllegalArgumentException("mode row is for PostgreSQL and MySQL 8/MariaDB 10.3 or later (SELECT ... FOR UPDATE NOWAIT); "
+                    + "SQLite has no row locks (an open write transaction locks the whole file, and every other lock with it): use its "
+                    + "default lock table");
+        }
+        return mode;
+    }
+
+    /** Whether each hold pins a pooled connection (mode native or row). */
+    boolean pinsConnections() {
+        return mode != Mode.TABLE;
     }
 
     /** The settings of a store on an application's {@code DataSource}: no URL of its own, no pool settings. */
@@ -172,7 +201,7 @@ final class JdbcUri {
 
     static IllegalArgumentException bad(String uri, String kind, String problem) {
         String form = kind.equals(SQLITE) ? "sqlite:[PATH][?table=NAME&busyTimeout=2s&createTable=true]"
-                : "jdbc:" + kind + "://host[:port][,host[:port]...]/database[?user=...&table=NAME&poolSize=N&connectTimeout=5s&createTable=true&mode=table|native]";
+                : "jdbc:" + kind + "://host[:port][,host[:port]...]/database[?user=...&table=NAME&poolSize=N&connectTimeout=5s&createTable=true&mode=table|native|row]";
         return new IllegalArgumentException("JDBC URI '" + Uris.redact(uri) + "' is not valid: " + problem + "; expected " + form);
     }
 
@@ -197,8 +226,8 @@ final class JdbcUri {
         return d;
     }
 
-    /** The backend's name in messages: the database, with {@code -native} for session locks. */
+    /** The backend's name in messages: the database, with {@code -native} for session locks and {@code -row} for row locks. */
     String backendName() {
-        return kind.toLowerCase(Locale.ROOT) + (nativeLocks ? "-native" : "");
+        return kind.toLowerCase(Locale.ROOT) + (mode == Mode.TABLE ? "" : "-" + mode.parameter());
     }
 }

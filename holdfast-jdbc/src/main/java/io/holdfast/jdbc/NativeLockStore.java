@@ -17,14 +17,23 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The database's own session locks ({@code mode=native}): PostgreSQL advisory locks, MySQL/MariaDB
- * {@code GET_LOCK}. Each hold pins one pooled connection, whose session owns the lock; the lock table
+ * The database's own locks on pinned connections: session locks ({@code mode=native}: PostgreSQL advisory locks,
+ * MySQL/MariaDB {@code GET_LOCK}) or row locks of an open transaction ({@code mode=row}: {@code SELECT ... FOR UPDATE
+ * NOWAIT}, see {@link RowLocks}). Each hold pins one pooled connection, whose session owns the lock; the lock table
  * still issues the fencing token and records holders for {@code status} and {@code list}.
  *
  * <p>Limits, by the nature of session locks: the lock frees the moment the holder's session ends, so a
@@ -43,16 +52,32 @@ final class NativeLockStore implements LockStore {
     private final int capacity;
     private final Semaphore permits;
     private final StoreTraits traits;
+    /** Runs the renewal checks of the pinned sessions side by side; its threads end after a minute idle. */
+    private final ExecutorService checks = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "holdfast-pinned-check");
+        t.setDaemon(true);
+        return t;
+    });
+    /** The longest an acquire waits for another's attempt to give its permit back: a statement's socket time-out. */
+    private static final Duration ATTEMPT_TIME = Duration.ofSeconds(30);
 
     NativeLockStore(JdbcLockStore table) {
         this.table = table;
         this.pool = (PooledConnections) table.connections;
-        this.locks = SessionLocks.forKind(table.uri.kind, table.uri.table);
+        this.locks = SessionLocks.forUri(table.uri);
         this.capacity = table.uri.poolSize - 1;
         this.permits = new Semaphore(capacity);
         StoreTraits t = table.traits();
-        this.traits = new StoreTraits("linearizable on one primary while the holder's session lives; a dropped session frees the lock "
-                + "at once, before its holder can know", t.notifiesReleases(), t.minLease(), t.maxPollInterval());
+        this.traits = new StoreTraits(locks.guarantee(), t.notifiesReleases(), t.minLease(), t.maxPollInterval());
+        try {
+            table.run("open the " + table.uri.mode.parameter() + " locks", c -> {
+                locks.prepare(c, table.uri.createTable);
+                return null;
+            });
+        } catch (RuntimeException e) {
+            table.close();
+            throw e;
+        }
     }
 
     @Override
@@ -80,10 +105,7 @@ final class NativeLockStore implements LockStore {
         if (existing != null) {
             return Attempt.acquired(existing.token()); // a retried acquire adopts its own hold
         }
-        if (!permits.tryAcquire()) {
-            throw new HoldfastException("native mode holds at most " + capacity + " locks at once per client (poolSize "
-                    + table.uri.poolSize + " minus one kept for renewal checks); raise poolSize in the URI or use the lock table (mode=table)");
-        }
+        takePermit();
         boolean pinned = false;
         try {
             Connection c;
@@ -98,7 +120,9 @@ final class NativeLockStore implements LockStore {
                     c.close();
                     return Attempt.busy(null);
                 }
-                Attempt row = table.dialect.tryAcquire(c, name, ownerId, holder, lease, true);
+                Attempt row = locks.inTransaction() // the pinned connection's writes would commit only at release
+                        ? table.connections.with(other -> table.dialect.tryAcquire(other, name, ownerId, holder, lease, true))
+                        : table.dialect.tryAcquire(c, name, ownerId, holder, lease, true);
                 pins.put(ownerId, new Pin(name, ownerId, c, session, row.fencingToken()));
                 pinned = true;
                 return row;
@@ -114,31 +138,89 @@ final class NativeLockStore implements LockStore {
     }
 
     /**
-     * Asks each pinned session itself whether it still has its lock: that statement also keeps the session
+     * Takes a permit to pin a connection. Permits all taken by pins mean the client holds all it can: refused at once.
+     * Otherwise attempts in flight have the rest (a refused one gives its permit back within a few statements, as
+     * when many threads try one name at once): this waits for one, as long as a statement may take.
+     */
+    private void takePermit() {
+        if (permits.tryAcquire()) {
+            return;
+        }
+        long deadline = System.nanoTime() + ATTEMPT_TIME.toNanos();
+        boolean interrupted = false;
+        try {
+            while (pins.size() < capacity && System.nanoTime() - deadline < 0) {
+                try {
+                    if (permits.tryAcquire(10, TimeUnit.MILLISECONDS)) {
+                        return;
+                    }
+                } catch (InterruptedException e) {
+                    interrupted = true; // a store call does not answer to interrupts; the flag is kept for the caller
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        throw new HoldfastException(table.uri.mode.parameter() + " mode holds at most " + capacity + " locks at once per client "
+                + "(poolSize " + table.uri.poolSize + " minus one kept for renewal checks; a read-write lock's write takes 17, "
+                + "a semaphore's acquire of n permits n + 1); raise poolSize in the URI or use the lock table (mode=table)");
+    }
+
+    /**
+     * Asks each pinned session itself, all at once (one thread each, so n holds cost one round trip of time, not n),
+     * whether it still has its lock: that statement also keeps the session
      * from idling into the server's {@code idle_session_timeout} / {@code wait_timeout}, and a session the
      * server has ended fails it, so the hold is reported lost instead of freed in silence. Then the lock
-     * table's rows of the holds still held are renewed in one batch (for {@code status} and {@code list}).
+     * table's rows of the holds still held are renewed in one batch, in the background (only {@code status} and {@code list} read them).
      */
     @Override
     public Set<String> renew(Collection<HoldRef> holds, Duration lease) {
-        Set<String> alive = new HashSet<>();
-        List<HoldRef> rows = new ArrayList<>();
+        Map<HoldRef, Future<Boolean>> checking = new LinkedHashMap<>();
         for (HoldRef h : holds) {
             Pin p = pins.get(h.ownerId());
-            if (p != null && stillHeld(p)) {
-                alive.add(h.ownerId());
-                rows.add(h);
+            if (p != null) {
+                checking.put(h, checks.submit(() -> stillHeld(p)));
+            }
+        }
+        Set<String> alive = new HashSet<>();
+        List<HoldRef> rows = new ArrayList<>();
+        for (Map.Entry<HoldRef, Future<Boolean>> c : checking.entrySet()) {
+            if (answer(c.getValue())) {
+                alive.add(c.getKey().ownerId());
+                rows.add(c.getKey());
             }
         }
         if (!rows.isEmpty()) {
+            // The database's locks are what exclude; only status and list read these rows, so the answer does not wait
+            // for them (a renewal under load that also waited for the batch let 17 holds of a write run out).
             try {
-                table.renew(rows, lease);
-            } catch (HoldfastException e) {
-                // The session locks are what exclude; only status and list read these rows.
-                log.warn("native holds are still held, but their lock-table rows could not be renewed: {}", e.getMessage());
+                checks.execute(() -> renewRows(rows, lease));
+            } catch (RejectedExecutionException e) {
+                log.debug("store closed: the lock-table rows are not renewed");
             }
         }
         return alive;
+    }
+
+    private void renewRows(List<HoldRef> rows, Duration lease) {
+        try {
+            table.renew(rows, lease);
+        } catch (HoldfastException e) {
+            log.warn("native holds are still held, but their lock-table rows could not be renewed: {}", e.getMessage());
+        }
+    }
+
+    private static boolean answer(Future<Boolean> check) {
+        try {
+            return check.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new HoldfastException("interrupted while checking pinned sessions", e);
+        } catch (ExecutionException e) {
+            throw new HoldfastException("checking a pinned session failed", e.getCause());
+        }
     }
 
     /** One statement on the pin's own connection; a failed one ends that session (freeing its lock) and drops the pin. */
@@ -160,6 +242,11 @@ final class NativeLockStore implements LockStore {
         }
     }
 
+    /**
+     * Frees the lock on its pinned session, then the lock table's row (which wakes waiters). A session that has
+     * ended (killed, force-released, cut off) had already lost the lock: that release answers false, so the hold
+     * is reported lost, and the row is freed from another connection if the database answers.
+     */
     @Override
     public boolean release(String name, String ownerId) {
         Pin p = pins.remove(ownerId);
@@ -168,7 +255,17 @@ final class NativeLockStore implements LockStore {
         }
         try {
             synchronized (p) {
-                locks.unlock(p.connection(), name);
+                try {
+                    locks.unlock(p.connection(), name);
+                } catch (SQLException e) {
+                    if (alive(p.connection())) {
+                        throw e;
+                    }
+                    pool.discard(p.connection());
+                    log.debug("native hold of '{}' lost: its session had ended before the release", name, e);
+                    freeRowQuietly(name, ownerId);
+                    return false;
+                }
                 table.dialect.release(p.connection(), name, ownerId);
                 p.connection().close();
             }
@@ -178,6 +275,22 @@ final class NativeLockStore implements LockStore {
             throw table.errors.failure("cannot release '" + name + "'", e);
         } finally {
             permits.release();
+        }
+    }
+
+    private static boolean alive(Connection c) {
+        try {
+            return !c.isClosed() && c.isValid(2);
+        } catch (SQLException e) {
+            return false;
+        }
+    }
+
+    private void freeRowQuietly(String name, String ownerId) {
+        try {
+            table.release(name, ownerId);
+        } catch (HoldfastException e) {
+            log.debug("the lock-table row of '{}' stays until its lease ends: {}", name, e.getMessage());
         }
     }
 
@@ -205,6 +318,7 @@ final class NativeLockStore implements LockStore {
 
     @Override
     public void close() {
+        checks.shutdownNow();
         for (Pin p : new ArrayList<>(pins.values())) {
             pool.discard(p.connection());
         }

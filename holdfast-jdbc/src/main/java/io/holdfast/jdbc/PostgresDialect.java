@@ -58,13 +58,7 @@ final class PostgresDialect extends Dialect {
      */
     @Override
     void createTable(Connection c) throws SQLException {
-        boolean auto = c.getAutoCommit();
-        c.setAutoCommit(false);
-        try {
-            try (PreparedStatement ps = c.prepareStatement("SELECT pg_advisory_xact_lock(hashtext(?))")) {
-                ps.setString(1, "holdfast-ddl:" + table);
-                ps.execute();
-            }
+        underDdlLock(c, table, () -> {
             try (PreparedStatement ps = c.prepareStatement("SELECT to_regclass(?) IS NULL")) {
                 ps.setString(1, sequence);
                 try (ResultSet rs = ps.executeQuery()) {
@@ -74,6 +68,27 @@ final class PostgresDialect extends Dialect {
                     }
                 }
             }
+        });
+    }
+
+    /** DDL of the lock table {@code table} (or a table beside it) run in one transaction. */
+    interface Ddl {
+        void run() throws SQLException;
+    }
+
+    /**
+     * Runs {@code ddl} in one transaction that first takes a transaction-level advisory lock for {@code table}'s DDL,
+     * so concurrent creators wait for each other (CREATE ... IF NOT EXISTS races in PostgreSQL).
+     */
+    static void underDdlLock(Connection c, String table, Ddl ddl) throws SQLException {
+        boolean auto = c.getAutoCommit();
+        c.setAutoCommit(false);
+        try {
+            try (PreparedStatement ps = c.prepareStatement("SELECT pg_advisory_xact_lock(hashtext(?))")) {
+                ps.setString(1, "holdfast-ddl:" + table);
+                ps.execute();
+            }
+            ddl.run();
             c.commit();
         } catch (SQLException e) {
             c.rollback();

@@ -10,7 +10,10 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.HexFormat;
 
-/** A database's own session-bound locks: PostgreSQL advisory locks or MySQL/MariaDB named locks. */
+/**
+ * A database's own locks, bound to the session of a pinned connection: PostgreSQL advisory locks or MySQL/MariaDB
+ * named locks ({@code mode=native}), or row locks of an open transaction ({@link RowLocks}, {@code mode=row}).
+ */
 abstract class SessionLocks {
 
     /** A native hold: the session (connection) that has it. */
@@ -29,8 +32,50 @@ abstract class SessionLocks {
     /** Ends whatever session holds {@code name}, which frees it; true if there was one. */
     abstract boolean terminateHolder(Connection c, String name) throws SQLException;
 
-    static SessionLocks forKind(String kind, String table) {
-        return kind.equals(JdbcUri.POSTGRESQL) ? new Advisory(table) : new Named(table);
+    /**
+     * Whether a hold keeps a transaction open on its pinned connection: the lock table's row is then written on
+     * another connection, since a write on the pinned one would only commit at release (and roll back with a
+     * killed session, so its token could be issued again).
+     */
+    boolean inTransaction() {
+        return false;
+    }
+
+    /** Readies the database when the store opens (row locks: their table and the server's NOWAIT); nothing by default. */
+    void prepare(Connection c, boolean createTable) throws SQLException {
+    }
+
+    /** What a store of these locks promises, for its traits. */
+    String guarantee() {
+        return "linearizable on one primary while the holder's session lives; a dropped session frees the lock at once, before its holder can know";
+    }
+
+    /**
+     * MySQL/MariaDB: runs {@code query}, whose one column is a session id (no row or NULL: none), and ends that session
+     * with {@code KILL}; true if there was one.
+     */
+    static boolean killSessionRead(Connection c, PreparedStatement query) throws SQLException {
+        long session;
+        try (ResultSet rs = query.executeQuery()) {
+            if (!rs.next()) {
+                return false;
+            }
+            session = rs.getLong(1);
+            if (rs.wasNull()) {
+                return false;
+            }
+        }
+        try (Statement st = c.createStatement()) {
+            st.execute("KILL " + session); // a number read from the server, not user input
+        }
+        return true;
+    }
+
+    static SessionLocks forUri(JdbcUri uri) {
+        if (uri.mode == JdbcUri.Mode.ROW) {
+            return RowLocks.forKind(uri.kind, uri.table);
+        }
+        return uri.kind.equals(JdbcUri.POSTGRESQL) ? new Advisory(uri.table) : new Named(uri.table);
     }
 
     static byte[] sha256(String s) {
@@ -153,21 +198,10 @@ abstract class SessionLocks {
 
         @Override
         boolean terminateHolder(Connection c, String name) throws SQLException {
-            long session;
             try (PreparedStatement ps = c.prepareStatement("SELECT IS_USED_LOCK(?)")) {
                 ps.setString(1, lockName(name));
-                try (ResultSet rs = ps.executeQuery()) {
-                    rs.next();
-                    session = rs.getLong(1);
-                    if (rs.wasNull()) {
-                        return false;
-                    }
-                }
+                return killSessionRead(c, ps);
             }
-            try (Statement st = c.createStatement()) {
-                st.execute("KILL " + session); // a number read from the server, not user input
-            }
-            return true;
         }
     }
 }

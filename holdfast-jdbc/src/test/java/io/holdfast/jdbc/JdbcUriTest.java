@@ -83,7 +83,7 @@ class JdbcUriTest {
         assertThat(pg.poolSize).isEqualTo(3);
         assertThat(pg.jdbcUrl).isEqualTo("jdbc:postgresql://127.0.0.1:5432/test?user=postgres&sslmode=disable&ApplicationName=x&socketTimeout=20");
         JdbcUri maria = JdbcUri.parse(MARIADB + "&sslMode=disable&SocketTimeout=1000&useSsl=false&mode=native");
-        assertThat(maria.nativeLocks).isTrue();
+        assertThat(maria.mode).isEqualTo(JdbcUri.Mode.NATIVE);
         assertThat(JdbcUri.parse("jdbc:postgresql://a:5432,[::1]:5433/test").address).isEqualTo("a:5432,[::1]:5433/test");
         JdbcUri sqlite = JdbcUri.parse("sqlite:/tmp/x.db?table=t2&busyTimeout=0&createTable=false");
         assertThat(sqlite.busyTimeout).isZero();

@@ -1,50 +1,14 @@
 package io.holdfast.jdbc;
 
-import io.holdfast.testkit.LockConformanceSuite;
-import io.holdfast.testkit.LoopbackPorts;
-import io.holdfast.testkit.ProxyStoreOutage;
-import io.holdfast.testkit.StoreOutage;
-import org.junit.jupiter.api.AfterAll;
-
-import java.sql.SQLException;
-
-/**
- * The conformance suite on the MariaDB server at 127.0.0.1:3306 (database test, user root), in
- * a lock table of this class, dropped afterwards. The outage cuts a loopback proxy in front of the
- * server; the unreachable store is a loopback port nobody listens on.
- */
-class MariaDbConformanceTest extends LockConformanceSuite {
-    private static final String TABLE = TestTables.fresh();
-    private static final String HOST = "127.0.0.1";
-    private static final int PORT = 3306;
-    private static final int UNUSED_PORT = LoopbackPorts.unusedPort();
-
-    private static String url(int port) {
+/** The conformance suite on the MariaDB server at 127.0.0.1:3306 (database test, user root), lock-table mode. */
+class MariaDbConformanceTest extends JdbcServerConformance {
+    @Override
+    String url(int port) {
         return "jdbc:mariadb://" + HOST + ":" + port + "/test?user=root";
     }
 
-    @AfterAll
-    static void dropTable() throws SQLException {
-        TestTables.drop(url(PORT), TABLE);
-    }
-
     @Override
-    protected String uri() {
-        return url(PORT) + "&table=" + TABLE;
-    }
-
-    @Override
-    protected String unreachableUri() {
-        return url(UNUSED_PORT) + "&table=" + TABLE + "&connectTimeout=2s";
-    }
-
-    @Override
-    protected String unreachableAddressHint() {
-        return HOST + ":" + UNUSED_PORT;
-    }
-
-    @Override
-    protected StoreOutage outage() {
-        return new ProxyStoreOutage(HOST, PORT, port -> url(port) + "&table=" + TABLE + "&connectTimeout=1s");
+    int port() {
+        return 3306;
     }
 }

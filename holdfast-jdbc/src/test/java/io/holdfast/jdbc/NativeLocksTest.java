@@ -7,6 +7,8 @@ import io.holdfast.LockLostException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.time.Duration;
@@ -21,22 +23,30 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * The session-lock variants (mode=native) on the real PostgreSQL and MariaDB servers: exclusion by the
- * database's own lock, tokens from the lock table, and the loss of a hold whose session is ended.
+ * The variants on the database's own locks, on the real PostgreSQL and MariaDB servers: session locks
+ * (mode=native) and row locks of open transactions (mode=row). Exclusion by the database's lock, tokens from
+ * the lock table, and the loss of a hold whose session is ended.
  */
 @Timeout(60)
 class NativeLocksTest {
     private static final String PG = "jdbc:postgresql://127.0.0.1:5432/test?user=postgres";
     private static final String MARIADB = "jdbc:mariadb://127.0.0.1:3306/test?user=root";
 
-    private static String uri(String server) {
+    /** Every server and mode, as "server mode". */
+    static Stream<Arguments> serversAndModes() {
+        return Stream.of(Arguments.of("postgresql", "native"), Arguments.of("mariadb", "native"),
+                Arguments.of("postgresql", "row"), Arguments.of("mariadb", "row"));
+    }
+
+    private static String uri(String server, String mode) {
         String base = server.equals("postgresql") ? PG : MARIADB;
-        return base + "&mode=native&table=hf_native_" + server;
+        return base + "&mode=" + mode + "&table=hf_" + mode + "_" + server;
     }
 
     private static String name() {
@@ -44,10 +54,10 @@ class NativeLocksTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"postgresql", "mariadb"})
-    void theDatabaseLockExcludesOtherClientsAndTokensGrow(String server) throws Exception {
-        try (Holdfast a = Holdfast.connect(uri(server)); Holdfast b = Holdfast.connect(uri(server))) {
-            assertThat(a.describe()).startsWith(server + "-native");
+    @MethodSource("serversAndModes")
+    void theDatabaseLockExcludesOtherClientsAndTokensGrow(String server, String mode) throws Exception {
+        try (Holdfast a = Holdfast.connect(uri(server, mode)); Holdfast b = Holdfast.connect(uri(server, mode))) {
+            assertThat(a.describe()).startsWith(server + "-" + mode);
             String name = name();
             long last = 0;
             for (int round = 0; round < 4; round++) {
@@ -67,9 +77,9 @@ class NativeLocksTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"postgresql", "mariadb"})
-    void endingTheHoldersSessionFreesTheLockAndTheHoldIsReportedLost(String server) throws Exception {
-        try (Holdfast a = Holdfast.connect(uri(server)); Holdfast b = Holdfast.connect(uri(server))) {
+    @MethodSource("serversAndModes")
+    void endingTheHoldersSessionFreesTheLockAndTheHoldIsReportedLost(String server, String mode) throws Exception {
+        try (Holdfast a = Holdfast.connect(uri(server, mode)); Holdfast b = Holdfast.connect(uri(server, mode))) {
             String name = name();
             Hold hold = a.lock(name, Duration.ofSeconds(1), true).acquire(Duration.ofSeconds(5));
             CountDownLatch lost = new CountDownLatch(1);
@@ -90,9 +100,10 @@ class NativeLocksTest {
         }
     }
 
-    @Test
-    void aClientHoldsAtMostPoolSizeMinusOneLocksAndSaysSo() throws Exception {
-        try (Holdfast a = Holdfast.connect(uri("postgresql") + "&poolSize=3")) {
+    @ParameterizedTest
+    @ValueSource(strings = {"native", "row"})
+    void aClientHoldsAtMostPoolSizeMinusOneLocksAndSaysSo(String mode) throws Exception {
+        try (Holdfast a = Holdfast.connect(uri("postgresql", mode) + "&poolSize=3")) {
             List<Hold> holds = new ArrayList<>();
             holds.add(a.lock(name()).tryAcquire().orElseThrow());
             holds.add(a.lock(name()).tryAcquire().orElseThrow());
@@ -108,11 +119,12 @@ class NativeLocksTest {
     }
 
     /** Review finding 9: concurrent acquires of distinct names must not pin more than poolSize - 1 connections. */
-    @Test
-    void concurrentAcquiresNeverPinMoreThanPoolSizeMinusOneConnections() throws Exception {
+    @ParameterizedTest
+    @ValueSource(strings = {"native", "row"})
+    void concurrentAcquiresNeverPinMoreThanPoolSizeMinusOneConnections(String mode) throws Exception {
         int threads = 6;
         ExecutorService executor = Executors.newFixedThreadPool(threads);
-        try (Holdfast a = Holdfast.connect(uri("postgresql") + "&poolSize=3")) {
+        try (Holdfast a = Holdfast.connect(uri("postgresql", mode) + "&poolSize=3")) {
             for (int round = 0; round < 10; round++) {
                 CyclicBarrier start = new CyclicBarrier(threads);
                 List<Future<Optional<Hold>>> tries = new ArrayList<>();
@@ -144,14 +156,18 @@ class NativeLocksTest {
 
     /**
      * Review finding 22: the server ends sessions idle longer than {@code idle_session_timeout} /
-     * {@code wait_timeout} (here 3 s, above the 2 s lease). A pinned session must not be ended, freeing
-     * the lock, while its hold is still valid: another client may take the lock only once the hold is lost.
+     * {@code wait_timeout} (here 3 s, above the 2 s lease), and with a row lock, sessions idle in a transaction
+     * longer than {@code idle_in_transaction_session_timeout} / {@code idle_transaction_timeout}. A pinned session
+     * must not be ended, freeing the lock, while its hold is still valid: another client may take the lock only
+     * once the hold is lost.
      */
     @ParameterizedTest
-    @ValueSource(strings = {"postgresql", "mariadb"})
-    void theServersIdleTimeoutNeverFreesAValidNativeHold(String server) throws Exception {
-        String idle = server.equals("postgresql") ? "&options=-c%20idle_session_timeout%3D3000" : "&sessionVariables=wait_timeout=3";
-        try (Holdfast a = Holdfast.connect(uri(server) + idle); Holdfast b = Holdfast.connect(uri(server))) {
+    @MethodSource("serversAndModes")
+    void theServersIdleTimeoutNeverFreesAValidNativeHold(String server, String mode) throws Exception {
+        String idle = server.equals("postgresql")
+                ? "&options=-c%20" + (mode.equals("row") ? "idle_in_transaction_session_timeout" : "idle_session_timeout") + "%3D3000"
+                : "&sessionVariables=" + (mode.equals("row") ? "idle_transaction_timeout" : "wait_timeout") + "=3";
+        try (Holdfast a = Holdfast.connect(uri(server, mode) + idle); Holdfast b = Holdfast.connect(uri(server, mode))) {
             String name = name();
             Hold hold = a.lock(name, Duration.ofSeconds(2), true).acquire(Duration.ofSeconds(5));
             CountDownLatch lost = new CountDownLatch(1);
@@ -175,9 +191,13 @@ class NativeLocksTest {
     }
 
     @Test
-    void sqliteHasNoSessionLocks() {
+    void sqliteHasNoSessionOrRowLocks() {
         assertThatThrownBy(() -> Holdfast.connect("sqlite:/tmp/holdfast-native-test.db?mode=native"))
                 .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("use its default lock table");
+        assertThatThrownBy(() -> Holdfast.connect("sqlite:/tmp/holdfast-native-test.db?mode=row"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("SQLite has no row locks")
                 .hasMessageContaining("use its default lock table");
         assertThatThrownBy(() -> Holdfast.connect(PG + "&mode=shared"))
                 .isInstanceOf(IllegalArgumentException.class)

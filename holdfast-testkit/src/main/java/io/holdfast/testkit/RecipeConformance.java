@@ -145,8 +145,10 @@ public abstract class RecipeConformance extends PermitConformance {
             int leader = awaitTheOneLeader(elections);
             long term = elections.get(leader).term().orElseThrow();
             assertThat(term).as("term of round %d", round).isGreaterThan(lastTerm);
-            assertThat(clients.get(0).admin().status(name).map(LockInfo::fencingToken)).as("the store's token in round %d", round)
-                    .contains(term);
+            LockInfo status = clients.get(0).admin().status(name).orElseThrow(() -> new AssertionError("no status for a led name"));
+            assertThat(status.fencingToken()).as("the store's token in round %d", round).isEqualTo(term);
+            assertThat(status.role()).as("the role status shows for the leader's hold (status and list tell a leader by it)")
+                    .isEqualTo(LockInfo.Role.LEADER);
             lastTerm = term;
             elections.get(leader).close(); // resigns; that client runs again with a new candidacy
             LeaderElection again = clients.get(leader).leader(name, LEASE);

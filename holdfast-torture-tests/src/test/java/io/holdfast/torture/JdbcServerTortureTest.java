@@ -2,14 +2,18 @@ package io.holdfast.torture;
 
 import io.holdfast.testkit.torture.Fault;
 import io.holdfast.testkit.torture.TortureResult;
+import io.holdfast.testkit.torture.TortureSettings;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
 import java.util.EnumSet;
 import java.util.Locale;
+import java.util.Set;
 import java.util.UUID;
 
 /**
@@ -50,5 +54,22 @@ class JdbcServerTortureTest {
 
         TortureRuns.assertFencedCounterExactUnderEveryFault(r, EnumSet.of(Fault.KILL, Fault.PAUSE, Fault.PARTITION));
         TortureRuns.assertLinearizableLock(r);
+    }
+
+    /** A read-write lock (never a writer beside anyone) and an election (one leader at a time) on PostgreSQL. */
+    @ParameterizedTest
+    @EnumSource(value = TortureSettings.Recipe.class, names = {"READ_WRITE", "LEADER"})
+    void onPostgresqlTheRecipesHoldUnderKillsPausesAndPartitions(TortureSettings.Recipe recipe) throws Exception {
+        String jdbc = "jdbc:postgresql://127.0.0.1:5432/test?user=postgres";
+        dropUrl = jdbc;
+        Set<Fault> faults = EnumSet.of(Fault.KILL, Fault.PAUSE, Fault.PARTITION);
+        TortureResult r = TortureRuns.run(TortureRuns.settings("postgresql-" + recipe.name().toLowerCase(Locale.ROOT),
+                jdbc + "&table=" + TABLE + "&connectTimeout=2s", faults).registerUrl(jdbc).recipe(recipe).build(), null);
+
+        if (recipe == TortureSettings.Recipe.READ_WRITE) {
+            TortureRuns.assertReadWriteLockRun(r, faults);
+        } else {
+            TortureRuns.assertLeaderRun(r, faults);
+        }
     }
 }

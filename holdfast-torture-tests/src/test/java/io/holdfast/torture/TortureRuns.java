@@ -13,7 +13,12 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -179,5 +184,70 @@ final class TortureRuns {
         }
         assertThat(partitions).as("partitions that cut clients off (faults.tsv)").isGreaterThanOrEqualTo(atLeast);
         assertThat(html.split("<rect class=\"cut-off", -1).length - 1).as("lane outlines in report.html").isEqualTo(expected);
+    }
+    /** The most holds in force at once in a merged history: from an acquire's completion to its release's invocation. */
+    static int mostHoldsAtOnce(Path history) throws Exception {
+        Map<String, long[]> spans = new HashMap<>(); // token -> {granted, released}
+        for (String line : Files.readAllLines(history)) {
+            String[] f = line.split("\t");
+            if (line.startsWith("#") || f.length < 6) {
+                continue;
+            }
+            if (f[3].equals("acquire") && f[4].equals("ok")) {
+                spans.put(f[5], new long[] {Long.parseLong(f[0]), Long.MAX_VALUE});
+            } else if (f[3].equals("release") && f[4].equals("invoke") && spans.containsKey(f[5])) {
+                spans.get(f[5])[1] = Long.parseLong(f[0]);
+            }
+        }
+        List<long[]> changes = new ArrayList<>(); // {time, +1 or -1}, ends before starts at the same time
+        spans.values().forEach(s -> {
+            changes.add(new long[] {s[0], 1});
+            changes.add(new long[] {s[1], -1});
+        });
+        changes.sort((a, b) -> a[0] != b[0] ? Long.compare(a[0], b[0]) : Long.compare(a[1], b[1]));
+        int now = 0;
+        int most = 0;
+        for (long[] c : changes) {
+            now += (int) c[1];
+            most = Math.max(most, now);
+        }
+        return most;
+    }
+
+    /** The clients whose acquisitions of {@code kind} ({@code read}, {@code write}, {@code leader}) the merged history records, by token. */
+    static Map<String, String> acquired(Path history, String kind) throws IOException {
+        Map<String, String> clients = new HashMap<>(); // token -> client
+        for (String line : Files.readAllLines(history)) {
+            String[] f = line.split("\t");
+            if (!line.startsWith("#") && f.length >= 8 && f[3].equals("acquire") && f[4].equals("ok") && f[7].equals(kind)) {
+                clients.put(f[5], f[1]);
+            }
+        }
+        return clients;
+    }
+
+    /**
+     * What a read-write lock run must show: what every run shows of the fenced counter, no writer beside anyone,
+     * tokens in real-time order; and it tested a read-write lock: two holds were in force at once (readers) and
+     * writes were taken.
+     */
+    static void assertReadWriteLockRun(TortureResult r, Set<Fault> expectedInjected) throws Exception {
+        assertFencedCounterExactUnderEveryFault(r, expectedInjected);
+        assertLinearizableLock(r);
+        Path history = r.textReport().resolveSibling("history.tsv");
+        assertThat(Files.readString(r.textReport())).contains("No writer with anyone (read-write lock): OK");
+        assertThat(mostHoldsAtOnce(history)).as("holds at once (readers share)").isGreaterThanOrEqualTo(2);
+        assertThat(acquired(history, "write")).as("writes taken").hasSizeGreaterThan(2);
+        assertThat(acquired(history, "read")).as("reads taken").hasSizeGreaterThan(2);
+    }
+
+    /** What a leader run must show: the fenced counter, one leader at a time, no term twice; and leadership changed hands. */
+    static void assertLeaderRun(TortureResult r, Set<Fault> expectedInjected) throws Exception {
+        assertFencedCounterExactUnderEveryFault(r, expectedInjected);
+        assertLinearizableLock(r);
+        assertThat(Files.readString(r.textReport())).contains("One leader at a time: OK");
+        Map<String, String> terms = acquired(r.textReport().resolveSibling("history.tsv"), "leader");
+        assertThat(terms).as("terms").hasSizeGreaterThan(5);
+        assertThat(new HashSet<>(terms.values())).as("clients elected").hasSizeGreaterThan(1);
     }
 }

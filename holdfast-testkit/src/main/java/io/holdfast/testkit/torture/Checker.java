@@ -39,6 +39,8 @@ final class Checker {
         final int client;
         final int incarnation;
         int thread;
+        /** What the acquire recorded: {@code read} or {@code write} (a read-write lock), {@code leader}, or empty. */
+        String kind = "";
         final long token;
         final long invokeMicros;
         final long okMicros;
@@ -124,6 +126,7 @@ final class Checker {
                             case Event.OK -> {
                                 current = new Span(e.client(), e.incarnation(), e.token(), pendingInvoke, e.micros());
                                 current.thread = e.thread();
+                                current.kind = e.detail();
                                 holds.add(current);
                                 byToken.put(e.token(), current);
                             }
@@ -210,10 +213,10 @@ final class Checker {
         List<HoldOverlap> violations = new ArrayList<>();
         List<HoldOverlap> unreported = new ArrayList<>();
         List<HoldOverlap> stale = new ArrayList<>();
-        PermitCheck.overlaps(holds, settings.permits(), faults, settings.lease().toNanos() / 1_000, violations, unreported, stale);
+        ExclusionCheck.overlaps(holds, settings, faults, settings.lease().toNanos() / 1_000, violations, unreported, stale);
         List<HoldOverlap> found = new ArrayList<>(violations);
         found.addAll(unreported);
-        violations.addAll(PermitCheck.validWhileOthersHeld(holds, validitySamples, settings.permits(), found));
+        violations.addAll(ExclusionCheck.validWhileOthersHeld(holds, validitySamples, settings, found));
         violations.sort(Comparator.comparingLong(HoldOverlap::startMicros));
         List<TokenViolation> tokenViolations = tokens(holds);
 
@@ -297,67 +300,6 @@ final class Checker {
             }
         }
         return false;
-    }
-
-    /**
-     * Sweeps holds in order of start. Each overlap of two processes' holds is stale (one was reported lost),
-     * an unreported loss ({@link #frozenOrCutOffPastLease}) or a violation.
-     */
-    static void overlaps(List<Span> holds, List<FaultWindow> faults, long leaseMicros, List<HoldOverlap> violations,
-                         List<HoldOverlap> unreported, List<HoldOverlap> stale) {
-        List<Span> active = new ArrayList<>();
-        for (Span s : holds) {
-            active.removeIf(a -> a.endMicros <= s.okMicros);
-            for (Span a : active) {
-                if (a.sameActor(s)) {
-                    continue;
-                }
-                HoldOverlap o = new HoldOverlap(a.name(), a.token, s.name(), s.token, s.okMicros, Math.min(a.endMicros, s.endMicros));
-                if (a.reportedLost() || s.reportedLost()) {
-                    stale.add(o);
-                } else if (frozenOrCutOffPastLease(a, s, faults, leaseMicros)) {
-                    unreported.add(o);
-                } else {
-                    violations.add(o);
-                }
-            }
-            if (s.endMicros > s.okMicros) {
-                active.add(s);
-            }
-        }
-    }
-
-    /**
-     * Holds that said they were valid ({@code isValid()} true, the time taken before the call) while another
-     * actor's hold, granted before that instant, not yet released and never reported lost, was in force: two
-     * holders each entitled to act, proven by the history alone. One overlap per pair of holds, from its
-     * first such sample to its last; pairs already found by the sweep are not repeated.
-     */
-    static List<HoldOverlap> validWhileAnotherHeld(List<Span> holds, List<Event> samples, List<HoldOverlap> known) {
-        Map<String, long[]> pairs = new LinkedHashMap<>(); // "actorA token|actorB token" -> {first, last, tokenA, tokenB}
-        Map<String, String[]> names = new HashMap<>();
-        java.util.Set<String> seen = new java.util.HashSet<>();
-        known.forEach(o -> {
-            seen.add(o.tokenA() + "|" + o.tokenB());
-            seen.add(o.tokenB() + "|" + o.tokenA());
-        });
-        for (Event v : samples) {
-            for (Span b : holds) {
-                boolean sameActor = b.client == v.client() && b.incarnation == v.incarnation() && b.thread == v.thread();
-                long end = b.releaseInvokeMicros != 0 ? b.releaseInvokeMicros : b.endMicros;
-                if (sameActor || b.token == v.token() || b.reportedLost() || b.okMicros > v.micros() || end < v.micros()
-                        || seen.contains(v.token() + "|" + b.token)) {
-                    continue;
-                }
-                String key = v.token() + "|" + b.token;
-                long[] p = pairs.computeIfAbsent(key, k -> new long[] {v.micros(), v.micros(), v.token(), b.token});
-                p[1] = Math.max(p[1], v.micros());
-                names.putIfAbsent(key, new String[] {v.actor(), b.name()});
-            }
-        }
-        List<HoldOverlap> found = new ArrayList<>();
-        pairs.forEach((key, p) -> found.add(new HoldOverlap(names.get(key)[0], p[2], names.get(key)[1], p[3], p[0], p[1])));
-        return found;
     }
 
     /**

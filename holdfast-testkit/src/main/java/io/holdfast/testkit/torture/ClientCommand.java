@@ -57,6 +57,7 @@ final class ClientCommand {
                 "--max-lifetime", Durations.format(settings.duration().multipliedBy(3).plus(Duration.ofMinutes(5))),
                 "--threads", Integer.toString(settings.threadsOf(client)),
                 "--permits", Integer.toString(settings.permits()),
+                "--recipe", settings.recipe().name(),
                 "--clock-origin", RunClock.origin()));
         return cmd;
     }

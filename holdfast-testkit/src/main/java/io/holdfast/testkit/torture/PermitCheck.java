@@ -26,11 +26,11 @@ final class PermitCheck {
     private PermitCheck() {
     }
 
-    /** {@link Checker#overlaps} for {@code permits} permits. */
+    /** {@link ExclusionCheck#pairs} for {@code permits} permits. */
     static void overlaps(List<Span> holds, int permits, List<FaultWindow> faults, long leaseMicros, List<HoldOverlap> violations,
                          List<HoldOverlap> unreported, List<HoldOverlap> stale) {
         if (permits == 1) {
-            Checker.overlaps(holds, faults, leaseMicros, violations, unreported, stale);
+            ExclusionCheck.pairs(holds, faults, leaseMicros, violations, unreported, stale);
             return;
         }
         List<Span> active = new ArrayList<>();
@@ -78,14 +78,14 @@ final class PermitCheck {
     }
 
     /**
-     * {@link Checker#validWhileAnotherHeld} for {@code permits} permits: holds that said they were valid while
+     * {@link ExclusionCheck#validWhilePairHeld} for {@code permits} permits: holds that said they were valid while
      * {@code permits} other actors' holds, granted before, not yet released and never reported lost, were in force.
      * One overlap per such hold (with the latest granted of the others), from its first such sample to its last; a
      * hold already in {@code known} is not repeated.
      */
     static List<HoldOverlap> validWhileOthersHeld(List<Span> holds, List<Event> samples, int permits, List<HoldOverlap> known) {
         if (permits == 1) {
-            return Checker.validWhileAnotherHeld(holds, samples, known);
+            return ExclusionCheck.validWhilePairHeld(holds, samples, known);
         }
         Set<Long> seen = new HashSet<>();
         known.forEach(o -> {

@@ -31,7 +31,10 @@ final class TextReport {
         line(b, "run:      " + s.clients() + " client processes, " + Durations.format(s.duration()) + ", lease "
                 + Durations.format(s.lease()) + ", pause between read and write up to " + Durations.format(s.think())
                 + ", acquire wait " + Durations.format(s.acquireWait()) + ", seed " + s.seed()
-                + (s.permits() > 1 ? "; each round takes 1 of " + s.permits() + " permits of a semaphore, not the lock" : ""));
+                + (s.permits() > 1 ? "; each round takes 1 of " + s.permits() + " permits of a semaphore, not the lock" : "")
+                + (s.recipe() == TortureSettings.Recipe.READ_WRITE ? "; each round takes a read of a read-write lock, or one in three its "
+                        + "write, not the lock" : "")
+                + (s.recipe() == TortureSettings.Recipe.LEADER ? "; each round campaigns for leader of an election and resigns at its end" : ""));
         line(b, "faults:   " + (s.faults().isEmpty() ? "none" : s.faults().stream().map(Fault::label).collect(Collectors.joining(","))));
         if (!s.clockSkews().isEmpty()) {
             line(b, "clocks:   " + clocks(s));
@@ -76,11 +79,12 @@ final class TextReport {
                     + (idle.size() > 20 ? ", ..." : "") + ")"));
         line(b, "");
 
-        String most = s.permits() == 1 ? "two holds overlapped" : "more than " + s.permits() + " holds were in force at once";
+        String most = s.recipe() == TortureSettings.Recipe.READ_WRITE ? "write overlapped another hold"
+                : s.permits() == 1 ? "two holds overlapped" : "more than " + s.permits() + " holds were in force at once";
         if (a.violations().isEmpty()) {
             line(b, capitalized(exclusion(s)) + ": OK, no " + most + " unless one was reported lost (" + a.holds().size() + " holds checked).");
         } else {
-            line(b, s.permits() == 1 ? "Mutual exclusion: VIOLATED, " + a.violations().size() + " overlaps of holds neither of which was "
+            line(b, s.permits() == 1 ? capitalized(exclusion(s)) + ": VIOLATED, " + a.violations().size() + " overlaps of holds neither of which was "
                     + "ever reported lost, with no pause or partition to explain them:"
                     : capitalized(exclusion(s)) + ": VIOLATED, " + a.violations().size() + " holds granted beside " + s.permits()
                     + " others, none of them ever reported lost, with no pause or partition to explain it (each with the latest of those):");
@@ -175,12 +179,12 @@ final class TextReport {
         for (RegisterOutcome r : a.registers().subList(1, a.registers().size())) {
             line(b, "  " + (r.lostUpdates() == 0 && r.staleWrites().isEmpty() ? "none seen" : "SEEN") + "  " + r.label() + ": "
                     + r.lostUpdates() + " lost updates, " + r.staleWrites().size() + " stale writes"
-                    + (s.permits() > 1 ? " (expected: " + s.permits() + " holders may write at once)" : ""));
+                    + (s.sharedHolds() ? " (expected: " + (s.permits() > 1 ? s.permits() + " holders" : "readers") + " may write at once)" : ""));
         }
         // With permits, holders overlap by design: only the claim-fenced counter must stay exact.
         boolean clean = fencedOk && a.violations().isEmpty() && a.unreportedLosses().isEmpty() && a.tokenViolations().isEmpty()
                 && a.registers().stream().allMatch(r -> r.unexplained() == 0
-                        && (s.permits() > 1 || (r.lostUpdates() == 0 && r.staleWrites().isEmpty())));
+                        && (s.sharedHolds() || (r.lostUpdates() == 0 && r.staleWrites().isEmpty())));
         line(b, clean ? "  This run saw no anomaly of any kind it checks for."
                 : "  Anomalies were seen; the lines above say which, when and by whom.");
         line(b, "");
@@ -193,9 +197,16 @@ final class TextReport {
                 + seconds(o.startMicros() - origin) + " for " + String.format(Locale.ROOT, "%.1f ms", (o.endMicros() - o.startMicros()) / 1e3);
     }
 
-    /** What exclusion the run checks: {@code mutual exclusion}, or {@code at most 2 holders (2 permits)}. */
+    /**
+     * What exclusion the run checks: {@code mutual exclusion}, {@code at most 2 holders (2 permits)}, {@code no writer
+     * with anyone (read-write lock)} or {@code one leader at a time}.
+     */
     static String exclusion(TortureSettings s) {
-        return s.permits() == 1 ? "mutual exclusion" : "at most " + s.permits() + " holders (" + s.permits() + " permits)";
+        return switch (s.recipe()) {
+            case READ_WRITE -> "no writer with anyone (read-write lock)";
+            case LEADER -> "one leader at a time";
+            case LOCK -> s.permits() == 1 ? "mutual exclusion" : "at most " + s.permits() + " holders (" + s.permits() + " permits)";
+        };
     }
 
     private static String capitalized(String text) {

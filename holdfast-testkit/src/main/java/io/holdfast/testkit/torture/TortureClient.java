@@ -46,7 +46,9 @@ import java.util.Random;
  *
  * <p>Usage: {@code TortureClient --uri URI --register JDBC_URL --run RUN_ID --lock NAME --client N
  * --incarnation I --history FILE --lease D --think D --wait D --seed S --max-lifetime D [--threads N] [--permits N]
- * [--clock-origin MICROS:NANOS]}. With {@code --permits N} (N &gt; 1) each round takes one permit of the semaphore NAME of
+ * [--recipe LOCK|READ_WRITE|LEADER] [--clock-origin MICROS:NANOS]}. With {@code --recipe READ_WRITE} a round takes a read
+ * or the write of the read-write lock NAME, and its acquire's event says which; with {@code LEADER} it campaigns in the
+ * election NAME and resigns at the round's end. With {@code --permits N} (N &gt; 1) each round takes one permit of the semaphore NAME of
  * N permits instead of the lock NAME. With the runner's clock origin ({@link RunClock}) its events share the runner's
  * time line whatever its own wall clock says; its start event says how far its wall clock is off that line.
  */
@@ -159,7 +161,8 @@ public final class TortureClient {
             if (sayReady) {
                 say(READY);
             }
-            TortureLock lock = TortureLock.of(holdfast, arg("lock"), lease, Integer.parseInt(args.getOrDefault("permits", "1")));
+            TortureLock lock = TortureLock.of(holdfast, arg("lock"), lease, Integer.parseInt(args.getOrDefault("permits", "1")),
+                    TortureSettings.Recipe.valueOf(args.getOrDefault("recipe", "LOCK")), random);
             while (!stopping && System.nanoTime() - deadline < 0) {
                 round(lock, register, history, thread, think, wait, random);
             }
@@ -209,7 +212,7 @@ public final class TortureClient {
             return;
         }
         long token = hold.fencingToken();
-        history.record(Event.OP_ACQUIRE, Event.OK, token, 0, "");
+        history.record(Event.OP_ACQUIRE, Event.OK, token, 0, hold.kind());
         hold.onLost((h, reason) -> history.record(Event.OP_LOST, Event.OK, token, 0, reason));
         say("HOLD " + token + " " + thread);
         try {

@@ -438,7 +438,7 @@ public final class TortureRunner {
                     for (ClientProcess p : clients) {
                         // With permits, another client may hold one already: wait for a later acquisition.
                         if (p != target && p.isAlive() && p.betweenReadAndWrite() && p.holding() != token
-                                && (settings.permits() == 1 || p.holding() > token)) {
+                                && (!settings.sharedHolds() || p.holding() > token)) {
                             successor = p;
                         }
                     }

@@ -36,6 +36,8 @@ import java.util.TreeMap;
  *        others run one thread, so both shapes run side by side); 1 to 16, 1 for single-threaded clients only
  * @param permits 1: the clients take the lock; 2 to {@link DistributedSemaphore#MAX_PERMITS}: each round takes one permit of
  *        a semaphore of that many instead, and the checker allows that many valid holds at once, not more
+ * @param recipe what a round takes: the lock (or a permit, with {@code permits}), a read or the write of a read-write
+ *        lock, or the leadership of an election (see {@link Recipe})
  * @param clockSkews clients whose wall clock is off by a fixed offset (client number to offset, whole seconds,
  *        up to a day either way): they run under libfaketime ({@code ClockSkew}), every incarnation; their
  *        monotonic clock stays honest, and the histories keep the run's time line. Empty for none
@@ -43,7 +45,17 @@ import java.util.TreeMap;
 public record TortureSettings(String uri, String registerUrl, int clients, Duration duration, Set<Fault> faults,
                               Path reportDir, Duration lease, Duration think, Duration acquireWait, long seed,
                               List<String> clientJvmOptions, Duration restartDowntime, Topology topology, int threads,
-                              int permits, Map<Integer, Duration> clockSkews) {
+                              int permits, Map<Integer, Duration> clockSkews, Recipe recipe) {
+
+    /** What a client takes each round, and so which exclusion the checker holds the run to. */
+    public enum Recipe {
+        /** The lock, or one permit of a semaphore ({@link #permits()} above 1): at most that many holds at once. */
+        LOCK,
+        /** A read (two in three rounds) or the write of a read-write lock: never a writer with anyone. */
+        READ_WRITE,
+        /** The leadership of {@code holdfast.leader(name)}, resigned at the round's end: one leader at a time, one per term. */
+        LEADER
+    }
 
     /** Checks every setting and says what is allowed. */
     public TortureSettings {
@@ -69,6 +81,11 @@ public record TortureSettings(String uri, String registerUrl, int clients, Durat
         if (threads < 1 || threads > 16) {
             throw new IllegalArgumentException("threads " + threads + " is not allowed; allowed: 1 to 16");
         }
+        Objects.requireNonNull(recipe, "recipe");
+        if (recipe != Recipe.LOCK && permits != 1) {
+            throw new IllegalArgumentException("permits " + permits + " is not allowed with " + recipe + "; allowed: permits only "
+                    + "with the lock (a read-write lock has 16, an election one leader)");
+        }
         if (permits < 1 || permits > DistributedSemaphore.MAX_PERMITS) {
             throw new IllegalArgumentException("permits " + permits + " is not allowed; allowed: 1 (the lock) to "
                     + DistributedSemaphore.MAX_PERMITS + " (a semaphore)");
@@ -86,6 +103,11 @@ public record TortureSettings(String uri, String registerUrl, int clients, Durat
             throw new IllegalArgumentException("a register database (" + registerUrl + ") is not allowed with a topology: the clients "
                     + "run in network namespaces that reach only the cluster; allowed: the default SQLite register");
         }
+    }
+
+    /** Whether holds of different clients may be in force at once by design (permits, a read-write lock's reads). */
+    public boolean sharedHolds() {
+        return permits > 1 || recipe == Recipe.READ_WRITE;
     }
 
     /** Threads of client process {@code client}: {@link #threads()} for odd clients, 1 for even ones. */
@@ -113,6 +135,7 @@ public record TortureSettings(String uri, String registerUrl, int clients, Durat
         private Set<Fault> faults = new LinkedHashSet<>(Fault.SINGLE_SERVER);
         private int threads = 1;
         private int permits = 1;
+        private Recipe recipe = Recipe.LOCK;
         private Path reportDir = Path.of("torture-report");
         private Duration lease = Duration.ofSeconds(2);
         private Duration think = Duration.ofMillis(60);
@@ -136,6 +159,12 @@ public record TortureSettings(String uri, String registerUrl, int clients, Durat
         /** Permits of the semaphore the clients take one of each round; default 1: the lock itself. */
         public Builder permits(int n) {
             this.permits = n;
+            return this;
+        }
+
+        /** What a round takes; default {@link Recipe#LOCK}. */
+        public Builder recipe(Recipe r) {
+            this.recipe = r;
             return this;
         }
 
@@ -220,7 +249,7 @@ public record TortureSettings(String uri, String registerUrl, int clients, Durat
         /** @throws IllegalArgumentException if a setting is out of range, saying what is allowed */
         public TortureSettings build() {
             return new TortureSettings(uri, registerUrl, clients, duration, faults, reportDir, lease, think, acquireWait,
-                    seed, clientJvmOptions, restartDowntime, topology, threads, permits, clockSkews);
+                    seed, clientJvmOptions, restartDowntime, topology, threads, permits, clockSkews, recipe);
         }
     }
 }
