@@ -2,6 +2,7 @@ package io.holdfast.bench;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -50,12 +51,12 @@ final class Runner {
         for (int round = 1; round <= settings.rounds(); round++) {
             for (RunSettings.Case c : settings.cases()) {
                 if (c.shape().recipe()) {
-                    for (RecipeLibrary recipe : store.recipes(c.shape())) {
+                    for (RecipeLibrary recipe : rotated(store.recipes(c.shape()), round)) {
                         add(rows, measured(c, round, recipe.name(), () -> measureRecipe(store, recipe, c)), store, progress);
                     }
                     continue;
                 }
-                for (LockLibrary library : store.libraries()) {
+                for (LockLibrary library : rotated(store.libraries(), round)) {
                     if (c.shape() == Shape.MANY_HELD && (!store.manyHeld() || library.renewal() == LockLibrary.Renewal.NONE)) {
                         continue;
                     }
@@ -66,6 +67,18 @@ final class Runner {
             }
         }
         return rows;
+    }
+
+    /**
+     * The libraries in the order of round {@code round}: each round starts one later, so that no library is always the
+     * first on a freshly started server (whose first second runs slower) and the median of the rounds evens it out.
+     */
+    static <T> List<T> rotated(List<T> libraries, int round) {
+        List<T> order = new ArrayList<>(libraries);
+        if (!order.isEmpty()) {
+            Collections.rotate(order, -((round - 1) % order.size()));
+        }
+        return order;
     }
 
     private static void add(List<Row> rows, Row row, RunningStore store, Consumer<String> progress) {

@@ -26,6 +26,9 @@ final class LeaderProof {
     private long provenNanos;
     /** Answered requests not yet proven, oldest first: {send time, time the answer arrived}. */
     private final ArrayDeque<long[]> answered = new ArrayDeque<>();
+    private boolean backgroundPlanned;
+    /** When the last background {@code sync} planned is due. */
+    private long backgroundDueNanos;
 
     LeaderProof(long delayNanos) {
         this.delayNanos = delayNanos;
@@ -70,6 +73,25 @@ final class LeaderProof {
             }
             it.remove();
         }
+    }
+
+    /**
+     * Plans a background {@code sync} to prove what was answered just now: one sent a ping interval from now, or a
+     * little later. One {@code sync} due then proves every answer before it, so a sync already planned no sooner than
+     * a ping interval from now serves too; otherwise a new one is planned an eighth of a ping interval later still,
+     * so that the answers of that eighth share it (a busy client sends about eight proofs per ping interval, not one
+     * per acquire).
+     *
+     * @return the delay after which the caller sends the new {@code sync}, or -1 if one already planned serves
+     */
+    synchronized long planBackgroundSync(long nowNanos) {
+        long earliest = nowNanos + delayNanos;
+        if (backgroundPlanned && backgroundDueNanos - earliest >= 0) {
+            return -1;
+        }
+        backgroundPlanned = true;
+        backgroundDueNanos = earliest + delayNanos / 8;
+        return backgroundDueNanos - nowNanos;
     }
 
     /** Whether the leader is known to have heard from session {@code sid} at or after {@code instantNanos}. */

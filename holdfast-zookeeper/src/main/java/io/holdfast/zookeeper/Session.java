@@ -6,6 +6,7 @@ import io.holdfast.StoreUnavailableException;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryNTimes;
+import org.apache.zookeeper.AsyncCallback;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
@@ -259,6 +260,25 @@ final class Session implements AutoCloseable {
      */
     void catchUp(ZooKeeper zk, String what, long timeoutMs) throws KeeperException {
         await(sync(zk), timeoutMs, what + " (sync)");
+    }
+
+    /**
+     * The children of {@code dir} (empty if it does not exist), listed after a {@code sync} sent just before it. Both
+     * are sent at once, one round trip: a server answers a session's requests in order and holds its reads behind its
+     * pending {@code sync}, so the listing sees everything the leader had committed when the {@code sync} reached it.
+     * Fails if either fails.
+     */
+    CompletableFuture<List<String>> syncedChildren(ZooKeeper zk, String dir) {
+        CompletableFuture<Void> synced = sync(zk);
+        CompletableFuture<List<String>> listed = new CompletableFuture<>();
+        zk.getChildren(dir, false, (AsyncCallback.ChildrenCallback) (rc, path, ctx, kids) -> {
+            if (rc == KeeperException.Code.NONODE.intValue()) {
+                listed.complete(List.of());
+            } else {
+                complete(listed, rc, path, kids);
+            }
+        }, null);
+        return synced.thenCombine(listed, (ok, kids) -> kids);
     }
 
     /** Completes {@code reply} from a ZooKeeper result code. */

@@ -45,7 +45,8 @@ import java.util.function.Predicate;
  * A renewal that fails leaves the deadlines where they were, which is safe only for holds whose last
  * reported instant is proven. If any hold of the batch is unproven (acquired less than a ping interval
  * ago and never proven since), the failure reports the whole batch lost instead. Each acquisition is
- * proven in the background one ping interval after it.
+ * proven in the background one ping interval (at most an eighth more) after it, by a {@code sync} that the
+ * session's acquisitions of that eighth share ({@link LeaderProof#planBackgroundSync}).
  */
 final class ZkRenewal {
     private static final Logger log = LoggerFactory.getLogger(ZkRenewal.class);
@@ -74,8 +75,12 @@ final class ZkRenewal {
             s.proof.answered(node.sessionId, startedNanos);
         }
         reaper.armExpiry(node, startedNanos, current);
+        long delay = s.proof.planBackgroundSync(System.nanoTime());
+        if (delay < 0) {
+            return; // a sync planned for a ping interval from now or later proves this acquisition too
+        }
         try {
-            timers.schedule(() -> proveInBackground(s), s.proof.delayNanos, TimeUnit.NANOSECONDS);
+            timers.schedule(() -> proveInBackground(s), delay, TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException closing) {
             // the store is closing
         }

@@ -7,7 +7,6 @@ import io.holdfast.spi.HoldRef;
 import io.holdfast.spi.LockStore;
 import io.holdfast.spi.Renewals;
 import io.holdfast.spi.StoreTraits;
-import org.apache.zookeeper.AsyncCallback;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
@@ -145,12 +144,14 @@ final class ZooKeeperLockStore implements LockStore {
         List<String> children = null;
         boolean sent = false;
         boolean fresh = false; // the listing follows this call's own create on the same session
+        boolean caughtUp = false; // the listing follows a sync sent after the predecessor was seen gone
         try {
             if (node != null) {
                 String watched = node.predecessor == null ? null : node.dir + "/" + node.predecessor;
                 CompletableFuture<List<String>> prefetched = node.prefetched.getAndSet(null);
                 if (prefetched != null) {
-                    children = listing(s, prefetched, what); // fetched the moment the predecessor went away
+                    children = listing(s, prefetched, what); // synced and fetched the moment the predecessor went away
+                    caughtUp = children != null;
                 } else if (!node.acquired && watched != null && s.armed(watched) && started - node.listedAtNanos < LOCAL_ANSWER_NANOS) {
                     // The predecessor's watch is set and has not fired: still queued behind it. Within a
                     // second of the last listing the answer needs no request; a lost event costs a poll then.
@@ -182,7 +183,7 @@ final class ZooKeeperLockStore implements LockStore {
                 sent = true;
                 fresh = true;
             }
-            if (!fresh && QueuePosition.of(children, node.child).state() == QueuePosition.State.HELD) {
+            if (!fresh && !caughtUp && QueuePosition.of(children, node.child).state() == QueuePosition.State.HELD) {
                 children = caughtUpListing(s, zk, dir, what);
                 sent = true;
             }
@@ -200,11 +201,12 @@ final class ZooKeeperLockStore implements LockStore {
      * partition healed, beside the next owner: its session's close followed in the same backlog). A {@code sync}
      * completes only once the follower has applied everything the leader had proposed when the sync reached it, so
      * after it the node of an expired session is gone (or the sync fails as expired). A listing that follows this
-     * call's own create needs none: the create itself went through the leader after everything before it.
+     * call's own create needs none: the create itself went through the leader after everything before it. Nor does
+     * the listing a wake-up fetched ({@link #prefetch}): it was already taken behind a {@code sync} sent after the
+     * predecessor was seen gone. The {@code sync} and the listing are sent together (one round trip).
      */
     private List<String> caughtUpListing(Session s, ZooKeeper zk, String dir, String what) throws KeeperException {
-        s.catchUp(zk, what, requestTimeoutMs);
-        return QueueNodes.children(s, zk, dir, what);
+        return s.await(s.syncedChildren(zk, dir), requestTimeoutMs, what + " (sync and list)");
     }
 
     /** Held if no other owner's node is lower; else queued behind its predecessor. The owner's duplicates go. */
@@ -360,17 +362,17 @@ final class ZooKeeperLockStore implements LockStore {
     }
 
     /**
-     * Lists the node's directory at once, from the thread that saw the predecessor go (without waiting
-     * for the reply), so the attempt the wake-up causes finds its answer already on the way.
+     * Lists the node's directory at once, behind a {@code sync}, from the thread that saw the predecessor go (without
+     * waiting for the replies), so the attempt the wake-up causes finds its answer already on the way, caught up with
+     * the leader as a turn needs ({@link #caughtUpListing}).
      */
     private void prefetch(QueueNode node) {
         if (!queue.current(node) || closed) {
             return;
         }
-        CompletableFuture<List<String>> listed = new CompletableFuture<>();
+        CompletableFuture<List<String>> listed;
         try {
-            node.session.zk(0).getChildren(node.dir, false,
-                    (AsyncCallback.ChildrenCallback) (rc, path, ctx, kids) -> Session.complete(listed, rc, path, kids), null);
+            listed = node.session.syncedChildren(node.session.zk(0), node.dir);
         } catch (RuntimeException e) {
             return; // not connected: the attempt lists for itself
         }

@@ -50,4 +50,18 @@ class LeaderProofTest {
         proof.answered(7, 100, 110);
         assertThat(proof.proven(7, 0)).isFalse();
     }
+
+    @Test
+    void aPlannedBackgroundSyncIsSharedOnlyByAnswersAPingIntervalBeforeIt() {
+        LeaderProof proof = new LeaderProof(PING);
+        long first = proof.planBackgroundSync(0);
+        assertThat(first).as("a ping interval and an eighth").isEqualTo(PING + PING / 8);
+        assertThat(proof.planBackgroundSync(PING / 8)).as("still a ping interval before the planned sync: shared").isEqualTo(-1);
+        long next = proof.planBackgroundSync(PING / 8 + 1);
+        assertThat(next).as("less than a ping interval before it: a new one").isEqualTo(PING + PING / 8);
+        // whichever sync is sent, it proves only what was answered a ping interval before it
+        proof.answered(7, PING / 8, PING / 8);
+        proof.synced(7, first);
+        assertThat(proof.proven(7, PING / 8)).isTrue();
+    }
 }
