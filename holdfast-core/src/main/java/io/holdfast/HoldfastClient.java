@@ -44,6 +44,8 @@ final class HoldfastClient implements Holdfast {
     /** Listener callbacks, one at a time. */
     final ExecutorService events;
     final Renewer renewer;
+    /** The local deadlines of held leases, watched on the timer thread. */
+    final Deadlines deadlines;
     /** The application's {@link LockListener}s; told outside every monitor. */
     final Listeners listeners;
     private final ConcurrentHashMap<String, WaitQueue> queues = new ConcurrentHashMap<>();
@@ -76,6 +78,7 @@ final class HoldfastClient implements Holdfast {
         this.io.allowCoreThreadTimeOut(true);
         this.events = Executors.newSingleThreadExecutor(daemon("holdfast-" + id + "-events"));
         this.renewer = new Renewer(this, daemon("holdfast-" + id + "-renewer"));
+        this.deadlines = new Deadlines(this);
         byte[] random = new byte[12];
         new SecureRandom().nextBytes(random);
         this.ownerPrefix = Base64.getUrlEncoder().withoutPadding().encodeToString(random) + ".";

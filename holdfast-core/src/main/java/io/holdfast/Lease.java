@@ -10,7 +10,6 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -24,9 +23,9 @@ import java.util.concurrent.TimeUnit;
  * </pre>
  *
  * <p>The local deadline ({@code validUntil}) is the send time of the last acquire or renewal that
- * succeeded, plus the lease, minus a safety margin, so it passes before the store can free the lock. A
- * timer on the client's timer thread watches it whether or not the lease is renewed; renewals only move
- * it later. Invariants, checked on every transition: new holds are made only in HELD with a hold open;
+ * succeeded, plus the lease, minus a safety margin, so it passes before the store can free the lock. The
+ * client's {@link Deadlines}, on its timer thread, watch it whether or not the lease is renewed; renewals only
+ * move it later. Invariants, checked on every transition: new holds are made only in HELD with a hold open;
  * LOST and RELEASED are final; hold-lost listeners are told exactly once, and only on the way into LOST;
  * the client's {@link LockListener}s are told exactly once, outside the monitor, by whoever moved the lease
  * into RELEASED or LOST, and of a failed renewal only while HELD.
@@ -61,7 +60,6 @@ final class Lease {
     private int openHolds;
     private final List<HoldLostListener> listeners = new ArrayList<>();
     private final List<Hold> lostHoldsToTell = new ArrayList<>();
-    private ScheduledFuture<?> deadlineTimer;
     private Exception lastRenewalError;
 
     /** Local deadline; moved later by successful renewals, read anywhere. */
@@ -93,8 +91,8 @@ final class Lease {
         synchronized (this) {
             openHolds = 1;
             first = new LeasedHold(this);
-            armDeadline();
         }
+        client.deadlines.watch(this);
         if (renew) {
             client.renewer.add(this);
         }
@@ -351,28 +349,8 @@ final class Lease {
             throw Invariants.violated("lease on '" + name + "': no transition " + state + " -> " + next);
         }
         state = next;
-        if (next != State.HELD && deadlineTimer != null) {
-            deadlineTimer.cancel(false);
-            deadlineTimer = null;
-        }
-    }
-
-    // Called under this.
-    private void armDeadline() {
-        if (state != State.HELD) {
-            return;
-        }
-        // None once the client is closing: it releases this lease itself.
-        deadlineTimer = client.schedule(this::checkDeadline, validUntilNanos - System.nanoTime());
-    }
-
-    private void checkDeadline() {
-        if (System.nanoTime() - validUntilNanos >= 0) {
-            loseIfHeld(deadlineReason());
-        } else {
-            synchronized (this) {
-                armDeadline(); // renewed meanwhile: watch the later deadline
-            }
+        if (next != State.HELD) {
+            client.deadlines.forget(this);
         }
     }
 }
