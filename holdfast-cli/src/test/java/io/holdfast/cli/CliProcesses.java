@@ -73,7 +73,9 @@ final class CliProcesses implements AutoCloseable {
         int n = count.incrementAndGet();
         Path out = dir.resolve("p" + n + ".out");
         Path err = dir.resolve("p" + n + ".err");
-        ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile())
+        List<String> full = new ArrayList<>(DEFAULT_SIGNALS);
+        full.addAll(cmd);
+        ProcessBuilder pb = new ProcessBuilder(full).directory(dir.toFile())
                 .redirectOutput(out.toFile()).redirectError(err.toFile()).redirectInput(ProcessBuilder.Redirect.PIPE);
         pb.environment().remove("HOLDFAST_URI");
         pb.environment().remove("HOLDFAST_REBUILD");
@@ -81,6 +83,30 @@ final class CliProcesses implements AutoCloseable {
         Running r = new Running(String.join(" ", cmd), pb.start(), out, err);
         started.add(r);
         return r;
+    }
+
+    /**
+     * {@code env --default-signal=...}, which execs the command (same pid) with the signals the tests send set back to
+     * their default action: a build started in the background by a non-interactive shell (`.ci/run &`) inherits SIGINT
+     * and SIGQUIT ignored, and an ignored signal can be neither handled by the JVM nor trapped by a shell, so the
+     * SIGINT test would test the caller's shell instead of holdfast. Empty where env has no --default-signal
+     * (coreutils before 8.31).
+     */
+    private static final List<String> DEFAULT_SIGNALS = defaultSignals();
+
+    private static List<String> defaultSignals() {
+        List<String> prefix = List.of("env", "--default-signal=HUP,INT,QUIT,TERM");
+        try {
+            List<String> probe = new ArrayList<>(prefix);
+            probe.add("true");
+            Process p = new ProcessBuilder(probe).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            return p.waitFor(10, java.util.concurrent.TimeUnit.SECONDS) && p.exitValue() == 0 ? prefix : List.of();
+        } catch (IOException e) {
+            return List.of();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return List.of();
+        }
     }
 
     /** Polls {@code condition} every 50 ms until it holds or {@code timeout} passes. */
